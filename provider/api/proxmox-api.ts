@@ -1,0 +1,172 @@
+/**
+ * THE seam between the resource logic and Proxmox VE. Operations see only this interface; the
+ * real implementation speaks HTTP through undici ({@link HttpProxmoxApi}), a tracing decorator
+ * wraps any implementation, and unit tests use an in-memory fake.
+ *
+ * Every method either resolves with a zod-checked value or rejects with a
+ * {@link PermanentError} / {@link TransientError} carrying a stable `code`. Async PVE calls
+ * resolve with the task's UPID; waiting for it is `tasks.ts`'s job, not the seam's.
+ */
+
+/** A worker task id, e.g. `UPID:pve1:0021B19E:02328820:67CC7B42:qmclone:100:root@pam!ci:`. */
+export type Upid = string;
+
+/** One row of `GET /cluster/resources?type=vm`. The listing lags real state (pvestatd). */
+export interface ClusterVm {
+  readonly vmid: number;
+  readonly node: string;
+  readonly type: "qemu" | "lxc" | (string & {});
+  /** Empty while a clone is in progress: PVE writes the name only when the clone ends. */
+  readonly name?: string | undefined;
+  /** `running`, `stopped`, or `unknown` (node not answering, or VM too new to be reported). */
+  readonly status: string;
+  readonly template?: boolean | undefined;
+  readonly lock?: string | undefined;
+}
+
+export interface ClusterNode {
+  readonly node: string;
+  /** `online`, `offline` or `unknown`. */
+  readonly status: string;
+}
+
+export interface NodeStorage {
+  readonly storage: string;
+  readonly type: string;
+  /** Content types the storage accepts, e.g. `["images", "iso"]`. */
+  readonly content: readonly string[];
+  readonly shared: boolean;
+  readonly active: boolean;
+  readonly enabled: boolean;
+}
+
+export interface StorageVolume {
+  /** `local:iso/pp-0123abcd.iso` */
+  readonly volid: string;
+  readonly content: string;
+  readonly format?: string | undefined;
+  readonly size?: number | undefined;
+}
+
+/** A VM's config as PVE returns it: known keys are typed, everything else passes through. */
+export interface VmConfig {
+  readonly name?: string | undefined;
+  readonly description?: string | undefined;
+  readonly tags?: string | undefined;
+  readonly lock?: string | undefined;
+  readonly digest?: string | undefined;
+  readonly cores?: number | undefined;
+  readonly sockets?: number | undefined;
+  readonly memory?: number | undefined;
+  readonly agent?: string | undefined;
+  readonly ide2?: string | undefined;
+  readonly net0?: string | undefined;
+  readonly template?: boolean | undefined;
+  readonly [key: string]: string | number | boolean | undefined;
+}
+
+export interface VmStatus {
+  /** `running` or `stopped`. */
+  readonly status: string;
+  /** QMP's view: `running`, `paused`, `prelaunch`, `shutdown`… absent when stopped. */
+  readonly qmpstatus?: string | undefined;
+  readonly lock?: string | undefined;
+  readonly agent?: boolean | undefined;
+  readonly name?: string | undefined;
+  readonly uptime?: number | undefined;
+}
+
+export interface GuestInterface {
+  readonly name: string;
+  readonly hardwareAddress?: string | undefined;
+  readonly ipAddresses: readonly { readonly address: string; readonly type: "ipv4" | "ipv6" }[];
+}
+
+export interface TaskStatus {
+  readonly upid: Upid;
+  readonly node: string;
+  /** `running` or `stopped`. */
+  readonly status: string;
+  /** `OK`, `WARNINGS: n`, or the error text; present once stopped. */
+  readonly exitstatus?: string | undefined;
+}
+
+export interface TaskLogLine {
+  readonly n: number;
+  readonly t: string;
+}
+
+export interface CloneRequest {
+  readonly node: string;
+  /** The template's VMID. */
+  readonly vmid: number;
+  readonly newid: number;
+  readonly name: string;
+  readonly description?: string | undefined;
+  /** Target node, when it differs from the template's. */
+  readonly target?: string | undefined;
+  /** Disk storage for a full clone. */
+  readonly storage?: string | undefined;
+  readonly full: boolean;
+}
+
+/** Values PVE accepts in a form body: booleans are sent as 1/0. */
+export type PveParams = Readonly<Record<string, string | number | boolean>>;
+
+export interface ConfigUpdate {
+  readonly set?: PveParams | undefined;
+  /** Keys to remove (PVE's `delete` parameter). */
+  readonly delete?: readonly string[] | undefined;
+  /** Fails with a conflict when the config changed since this digest was read. */
+  readonly digest?: string | undefined;
+}
+
+export interface IsoUpload {
+  readonly filename: string;
+  readonly bytes: Uint8Array;
+}
+
+export interface ProxmoxVersion {
+  readonly version: string;
+  readonly release: string;
+  readonly repoid: string;
+}
+
+/** Effective privileges of the caller, per ACL path: `{"/vms/100": {"VM.Audit": 1}}`. */
+export type Permissions = Readonly<Record<string, Readonly<Record<string, number>>>>;
+
+export interface ProxmoxApi {
+  version(): Promise<ProxmoxVersion>;
+  permissions(): Promise<Permissions>;
+
+  clusterVms(): Promise<readonly ClusterVm[]>;
+  nextVmid(): Promise<number>;
+  nodes(): Promise<readonly ClusterNode[]>;
+  nodeStorages(node: string): Promise<readonly NodeStorage[]>;
+
+  vmConfig(node: string, vmid: number): Promise<VmConfig>;
+  /** POST …/config: async, resolves with the UPID (or null when PVE applied it at once). */
+  updateVmConfig(node: string, vmid: number, update: ConfigUpdate): Promise<Upid | null>;
+  cloneVm(request: CloneRequest): Promise<Upid>;
+  vmStatus(node: string, vmid: number): Promise<VmStatus>;
+  startVm(node: string, vmid: number): Promise<Upid>;
+  stopVm(node: string, vmid: number): Promise<Upid>;
+  shutdownVm(node: string, vmid: number, timeoutSeconds?: number): Promise<Upid>;
+  rebootVm(node: string, vmid: number): Promise<Upid>;
+  /** DELETE …/qemu/{vmid} with purge and destroy-unreferenced-disks. */
+  destroyVm(node: string, vmid: number): Promise<Upid>;
+  /** PUT …/resize: `size` is PVE's syntax, e.g. `20G` (absolute). Null on PVE 7 (sync). */
+  resizeDisk(node: string, vmid: number, disk: string, size: string): Promise<Upid | null>;
+  agentInterfaces(node: string, vmid: number): Promise<readonly GuestInterface[]>;
+
+  uploadIso(node: string, storage: string, iso: IsoUpload): Promise<Upid>;
+  storageContent(
+    node: string,
+    storage: string,
+    content?: string,
+  ): Promise<readonly StorageVolume[]>;
+  deleteVolume(node: string, storage: string, volid: string): Promise<Upid | null>;
+
+  taskStatus(node: string, upid: Upid): Promise<TaskStatus>;
+  taskLog(node: string, upid: Upid, start?: number, limit?: number): Promise<readonly TaskLogLine[]>;
+}

@@ -1,0 +1,104 @@
+/**
+ * The package's error model (STYLE.md §3.4): two kinds, Permanent and Transient, and a stable
+ * `code` that says what happened. Only `api/classify.ts` reads PVE's text to pick one; everyone
+ * else branches on `code` or {@link isTransient}. Messages never carry the API token: they are
+ * built from the method, the path without its query, the status and PVE's own message.
+ */
+
+export const ERROR_CODES = [
+  "NOT_FOUND",
+  "LOCKED",
+  "LOCK_TIMEOUT",
+  "ALREADY_EXISTS",
+  "AUTH",
+  "FORBIDDEN",
+  "INVALID_PARAM",
+  "SERVER",
+  "UNAVAILABLE",
+  "NETWORK",
+  "TIMEOUT",
+  "TASK_FAILED",
+  "BAD_RESPONSE",
+  "NOT_OURS",
+  "CONFLICT",
+  "RANGE_EXHAUSTED",
+  "CONFIG",
+  "ABORTED",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Where an error happened, as far as it is known. Never holds headers, bodies or the token. */
+export interface ErrorContext {
+  readonly method?: string | undefined;
+  /** The API path without its query string, e.g. `/nodes/pve1/qemu/100/clone`. */
+  readonly path?: string | undefined;
+  readonly status?: number | undefined;
+  readonly node?: string | undefined;
+  readonly vmid?: number | undefined;
+  readonly upid?: string | undefined;
+  /** For FORBIDDEN: the privilege PVE checked, e.g. `VM.Clone`. */
+  readonly privilege?: string | undefined;
+  /** For FORBIDDEN: the ACL path PVE checked, e.g. `/vms/100`. */
+  readonly aclPath?: string | undefined;
+  /** PVE's own message, trimmed. */
+  readonly pveMessage?: string | undefined;
+  /** For TASK_FAILED: the last lines of the task log. */
+  readonly taskLogTail?: readonly string[] | undefined;
+  /** For INVALID_PARAM: PVE's per-parameter errors. */
+  readonly paramErrors?: Readonly<Record<string, string>> | undefined;
+}
+
+const BRAND = Symbol.for("pulumi-proxmox.error");
+
+export abstract class ProxmoxError extends Error {
+  abstract readonly transient: boolean;
+  readonly code: ErrorCode;
+  readonly context: ErrorContext;
+
+  constructor(code: ErrorCode, message: string, context: ErrorContext = {}, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+    this.context = context;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  get status(): number | undefined {
+    return this.context.status;
+  }
+
+  /** A brand check, so errors thrown by a second copy of this module are still recognised. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (typeof value !== "object" || value === null || !(BRAND in value)) return false;
+    if (this === ProxmoxError) return true;
+    return Function.prototype[Symbol.hasInstance].call(this, value);
+  }
+}
+
+/** Retrying will not help: the request, the privilege or the state must change first. */
+export class PermanentError extends ProxmoxError {
+  readonly transient = false;
+  override readonly name = "PermanentError";
+}
+
+/** Retrying may help: a lock, a busy or unreachable node, a lagging listing. */
+export class TransientError extends ProxmoxError {
+  readonly transient = true;
+  override readonly name = "TransientError";
+}
+
+export function isProxmoxError(value: unknown): value is ProxmoxError {
+  return value instanceof ProxmoxError;
+}
+
+export function isTransient(value: unknown): value is TransientError {
+  return isProxmoxError(value) && value.transient;
+}
+
+export function isPermanent(value: unknown): value is PermanentError {
+  return isProxmoxError(value) && !value.transient;
+}
+
+export function hasCode(value: unknown, code: ErrorCode): value is ProxmoxError {
+  return isProxmoxError(value) && value.code === code;
+}

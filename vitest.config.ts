@@ -1,0 +1,37 @@
+import { defineConfig } from "vitest/config";
+
+// Three projects, by what a test is allowed to touch:
+// - unit:        pure code and fakes; fake timers allowed; no sockets.
+// - integration: real HTTP against the simulator on a loopback port.
+// - e2e:         the real Pulumi engine (CLI and automation API) with a local file backend.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/**/*.int.test.ts", "test/**/*.e2e.test.ts"],
+        },
+      },
+      {
+        test: {
+          name: "integration",
+          include: ["test/**/*.int.test.ts"],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/**/*.e2e.test.ts"],
+          globalSetup: ["test/e2e/support/global-setup.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          // The engine runs are heavy on 2 cores: one file at a time.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
