@@ -2,7 +2,18 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", ".tools/", ".e2e/", ".demo/", "node_modules/", "tools/", "examples/**/node_modules/", "coverage/"] },
+  {
+    ignores: [
+      "dist/",
+      ".tools/",
+      ".e2e/",
+      ".demo/",
+      "node_modules/",
+      "tools/",
+      "examples/**/node_modules/",
+      "coverage/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
@@ -13,7 +24,13 @@ export default tseslint.config(
   {
     // Layering (STYLE.md §3.2): only the HTTP client touches undici; operations and the pure
     // layers never import the Pulumi SDK; the simulator never imports provider internals.
-    files: ["provider/operations/**", "provider/seed/**", "provider/state/**", "provider/lock.ts", "provider/retry.ts"],
+    files: [
+      "provider/operations/**",
+      "provider/seed/**",
+      "provider/state/**",
+      "provider/lock.ts",
+      "provider/retry.ts",
+    ],
     rules: {
       "no-restricted-imports": ["error", { paths: ["undici", "@pulumi/pulumi"] }],
     },

@@ -1,0 +1,18 @@
+/**
+ * pulumi-proxmox: manage Proxmox VE virtual machines from Pulumi.
+ *
+ * Note for maintainers: Pulumi's closure serializer finds this package's root by resolving the
+ * bare name `pulumi-proxmox`, so the "." export must always resolve to a real file.
+ */
+export {
+  ERROR_CODES,
+  PermanentError,
+  ProxmoxError,
+  TransientError,
+  hasCode,
+  isPermanent,
+  isProxmoxError,
+  isTransient,
+  type ErrorCode,
+  type ErrorContext,
+} from "./errors";

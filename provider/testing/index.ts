@@ -1,0 +1,1 @@
+export { EngineCheck, type EngineCheckArgs } from "./engine-check";
