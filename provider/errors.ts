@@ -47,6 +47,17 @@ export interface ErrorContext {
   readonly taskLogTail?: readonly string[] | undefined;
   /** For INVALID_PARAM: PVE's per-parameter errors. */
   readonly paramErrors?: Readonly<Record<string, string>> | undefined;
+  /** For LOCKED: the config lock PVE reported, e.g. `clone`, `backup`. */
+  readonly lock?: string | undefined;
+  /** For UNAVAILABLE: which way the node is unavailable, from PVE's message. */
+  readonly unavailable?:
+    "node-down" | "proxy-timeout" | "no-quorum" | "agent-not-running" | undefined;
+  /**
+   * For TASK_FAILED: what the task's error text means, when it is one of the classified
+   * families (a task that failed with `VM is locked (clone)` has `LOCKED` here), so callers can
+   * branch on a code instead of reading the text.
+   */
+  readonly taskErrorCode?: ErrorCode | undefined;
 }
 
 const BRAND = Symbol.for("pulumi-proxmox.error");
@@ -56,7 +67,12 @@ export abstract class ProxmoxError extends Error {
   readonly code: ErrorCode;
   readonly context: ErrorContext;
 
-  constructor(code: ErrorCode, message: string, context: ErrorContext = {}, options?: ErrorOptions) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    context: ErrorContext = {},
+    options?: ErrorOptions,
+  ) {
     super(message, options);
     this.code = code;
     this.context = context;
@@ -65,6 +81,26 @@ export abstract class ProxmoxError extends Error {
 
   get status(): number | undefined {
     return this.context.status;
+  }
+
+  /**
+   * What `JSON.stringify` and Pulumi's diagnostics see: the code, message and context. The
+   * `cause` (an undici error, already scrubbed by the HTTP layer) is left out on purpose.
+   */
+  toJSON(): {
+    name: string;
+    code: ErrorCode;
+    transient: boolean;
+    message: string;
+    context: ErrorContext;
+  } {
+    return {
+      name: this.name,
+      code: this.code,
+      transient: this.transient,
+      message: this.message,
+      context: this.context,
+    };
   }
 
   /** A brand check, so errors thrown by a second copy of this module are still recognised. */

@@ -139,7 +139,13 @@ export interface ProxmoxApi {
   version(): Promise<ProxmoxVersion>;
   permissions(): Promise<Permissions>;
 
+  /** May be served from a short-lived shared listing (coalesced-api.ts). */
   clusterVms(): Promise<readonly ClusterVm[]>;
+  /**
+   * Makes the next `clusterVms()` send a fresh request (after this process's own writes, e.g. a
+   * clone). Present on the coalescing decorator; a no-op elsewhere, hence optional.
+   */
+  invalidateClusterVms?(): void;
   nextVmid(): Promise<number>;
   nodes(): Promise<readonly ClusterNode[]>;
   nodeStorages(node: string): Promise<readonly NodeStorage[]>;
@@ -168,5 +174,10 @@ export interface ProxmoxApi {
   deleteVolume(node: string, storage: string, volid: string): Promise<Upid | null>;
 
   taskStatus(node: string, upid: Upid): Promise<TaskStatus>;
-  taskLog(node: string, upid: Upid, start?: number, limit?: number): Promise<readonly TaskLogLine[]>;
+  taskLog(
+    node: string,
+    upid: Upid,
+    start?: number,
+    limit?: number,
+  ): Promise<readonly TaskLogLine[]>;
 }
