@@ -1,0 +1,101 @@
+import { describe, expect, it, vi } from "vitest";
+import {
+  coalescedApi,
+  ListingCoalescer,
+  sharedListingCoalescer,
+} from "../../../provider/api/coalesced-api.js";
+import type { ClusterVm, ProxmoxApi } from "../../../provider/api/proxmox-api.js";
+import { PermanentError } from "../../../provider/errors.js";
+
+const row = (vmid: number): ClusterVm => ({ vmid, node: "pve1", type: "qemu", status: "running" });
+
+/** A listing whose requests resolve only when the test says so. */
+function deferredListing() {
+  const pending: ((rows: readonly ClusterVm[]) => void)[] = [];
+  const fetch = vi.fn(
+    () => new Promise<readonly ClusterVm[]>((resolve) => pending.push(resolve)),
+  );
+  return { fetch, resolveNext: (rows: readonly ClusterVm[]) => pending.shift()?.(rows) };
+}
+
+describe("coalesced-api", () => {
+  it("serves concurrent callers from one request", async () => {
+    const coalescer = new ListingCoalescer({ freshnessMs: 0 });
+    const { fetch, resolveNext } = deferredListing();
+    const calls = Array.from({ length: 100 }, () => coalescer.get(fetch));
+    resolveNext([row(100)]);
+    const results = await Promise.all(calls);
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(coalescer.requests).toBe(1);
+    expect(new Set(results).size).toBe(1);
+  });
+
+  it("serves a finished listing during the freshness window, then fetches again", async () => {
+    let now = 0;
+    const coalescer = new ListingCoalescer({ freshnessMs: 1_000, now: () => now });
+    const fetch = vi.fn(() => Promise.resolve([row(100)]));
+    await coalescer.get(fetch);
+    now = 999;
+    await coalescer.get(fetch);
+    expect(fetch).toHaveBeenCalledTimes(1);
+    now = 1_000;
+    await coalescer.get(fetch);
+    expect(fetch).toHaveBeenCalledTimes(2);
+  });
+
+  it("after invalidate, neither serves the cache nor joins a request started before", async () => {
+    const coalescer = new ListingCoalescer({ freshnessMs: 60_000 });
+    const { fetch, resolveNext } = deferredListing();
+    const before = coalescer.get(fetch);
+    coalescer.invalidate();
+    const after = coalescer.get(fetch);
+    expect(fetch).toHaveBeenCalledTimes(2);
+    resolveNext([row(100)]);
+    resolveNext([row(100), row(101)]);
+    expect((await before).length).toBe(1);
+    expect((await after).length).toBe(2);
+    // The old listing must not land in the cache after the invalidation.
+    expect((await coalescer.get(fetch)).length).toBe(2);
+    expect(fetch).toHaveBeenCalledTimes(2);
+  });
+
+  it("does not cache a failure", async () => {
+    const coalescer = new ListingCoalescer({ freshnessMs: 60_000 });
+    const fetch = vi
+      .fn<() => Promise<readonly ClusterVm[]>>()
+      .mockRejectedValueOnce(new PermanentError("AUTH", "401"))
+      .mockResolvedValueOnce([row(100)]);
+    await expect(coalescer.get(fetch)).rejects.toMatchObject({ code: "AUTH" });
+    await expect(coalescer.get(fetch)).resolves.toEqual([row(100)]);
+  });
+
+  it("retries with its own fetch when the request it joined was cancelled by another caller", async () => {
+    const coalescer = new ListingCoalescer({ freshnessMs: 0 });
+    const cancelled = vi.fn(() => Promise.reject(new PermanentError("ABORTED", "cancelled")));
+    const own = vi.fn(() => Promise.resolve([row(100)]));
+    const first = coalescer.get(cancelled);
+    const second = coalescer.get(own);
+    await expect(first).rejects.toMatchObject({ code: "ABORTED" });
+    await expect(second).resolves.toEqual([row(100)]);
+    expect(own).toHaveBeenCalledTimes(1);
+  });
+
+  it("wraps an api so clusterVms is coalesced and invalidateClusterVms is wired", async () => {
+    const clusterVms = vi.fn(() => Promise.resolve([row(100)]));
+    const nextVmid = vi.fn(() => Promise.resolve(101));
+    const api = coalescedApi({ clusterVms, nextVmid } as unknown as ProxmoxApi, new ListingCoalescer());
+    await Promise.all([api.clusterVms(), api.clusterVms()]);
+    await api.clusterVms();
+    expect(clusterVms).toHaveBeenCalledTimes(1);
+    api.invalidateClusterVms?.();
+    await api.clusterVms();
+    expect(clusterVms).toHaveBeenCalledTimes(2);
+    await expect(api.nextVmid()).resolves.toBe(101);
+  });
+
+  it("shares one coalescer per key across the process", () => {
+    const key = `https://pve-${Math.random()}:8006`;
+    expect(sharedListingCoalescer(key)).toBe(sharedListingCoalescer(key));
+    expect(sharedListingCoalescer(key)).not.toBe(sharedListingCoalescer(`${key}/other`));
+  });
+});
