@@ -45,7 +45,9 @@ describe("lock", () => {
 
   it("releases the key when the function throws", async () => {
     const lock = new KeyedLock();
-    await expect(lock.withLock("vmid", () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    await expect(lock.withLock("vmid", () => Promise.reject(new Error("boom")))).rejects.toThrow(
+      "boom",
+    );
     expect(lock.isLocked("vmid")).toBe(false);
   });
 
@@ -68,7 +70,9 @@ describe("lock", () => {
 
   it("rejects at once when the signal is already aborted", async () => {
     const lock = new KeyedLock();
-    await expect(lock.acquire("vmid", AbortSignal.abort())).rejects.toMatchObject({ code: "ABORTED" });
+    await expect(lock.acquire("vmid", AbortSignal.abort())).rejects.toMatchObject({
+      code: "ABORTED",
+    });
     expect(lock.size).toBe(0);
   });
 

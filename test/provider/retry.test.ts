@@ -73,7 +73,11 @@ describe("retry", () => {
     it("ends a back-off sleep with ABORTED when the signal aborts", async () => {
       const controller = new AbortController();
       const fn = vi.fn(() => Promise.reject(locked()));
-      const result = runCall(fn, { budgetMs: 60_000, initialDelayMs: 5_000, signal: controller.signal });
+      const result = runCall(fn, {
+        budgetMs: 60_000,
+        initialDelayMs: 5_000,
+        signal: controller.signal,
+      });
       const settled = expect(result).rejects.toMatchObject({ code: "ABORTED", transient: false });
       await vi.advanceTimersByTimeAsync(100);
       controller.abort();
@@ -129,7 +133,9 @@ describe("retry", () => {
 
     it("throws a permanent dispatch error without waiting", async () => {
       const wait = vi.fn(() => Promise.resolve("x"));
-      await expect(runTask(() => Promise.reject(missing()), wait, { budgetMs: 1_000 })).rejects.toMatchObject({
+      await expect(
+        runTask(() => Promise.reject(missing()), wait, { budgetMs: 1_000 }),
+      ).rejects.toMatchObject({
         code: "NOT_FOUND",
       });
       expect(wait).not.toHaveBeenCalled();
@@ -139,20 +145,28 @@ describe("retry", () => {
   describe("poll", () => {
     it("returns the first value that satisfies the condition", async () => {
       let calls = 0;
-      const result = poll(() => Promise.resolve(++calls), (n) => n === 3, {
-        budgetMs: 10_000,
-        intervalMs: 1_000,
-      });
+      const result = poll(
+        () => Promise.resolve(++calls),
+        (n) => n === 3,
+        {
+          budgetMs: 10_000,
+          intervalMs: 1_000,
+        },
+      );
       await vi.advanceTimersByTimeAsync(2_000);
       await expect(result).resolves.toBe(3);
     });
 
     it("polls through transient errors and throws TIMEOUT with the last one as cause", async () => {
-      const result = poll(() => Promise.reject(locked()), () => true, {
-        deadline: 2_500,
-        intervalMs: 1_000,
-        what: "VM 100 to unlock",
-      });
+      const result = poll(
+        () => Promise.reject(locked()),
+        () => true,
+        {
+          deadline: 2_500,
+          intervalMs: 1_000,
+          what: "VM 100 to unlock",
+        },
+      );
       const settled = expect(result).rejects.toMatchObject({
         code: "TIMEOUT",
         message: "Gave up waiting for VM 100 to unlock after 3 s.",
@@ -163,18 +177,28 @@ describe("retry", () => {
     });
 
     it("throws a permanent error from the polled call", async () => {
-      await expect(poll(() => Promise.reject(missing()), () => true, { budgetMs: 1_000 })).rejects.toMatchObject({
+      await expect(
+        poll(
+          () => Promise.reject(missing()),
+          () => true,
+          { budgetMs: 1_000 },
+        ),
+      ).rejects.toMatchObject({
         code: "NOT_FOUND",
       });
     });
 
     it("ends with ABORTED when the signal aborts during a wait", async () => {
       const controller = new AbortController();
-      const result = poll(() => Promise.resolve(0), () => false, {
-        budgetMs: 60_000,
-        intervalMs: 5_000,
-        signal: controller.signal,
-      });
+      const result = poll(
+        () => Promise.resolve(0),
+        () => false,
+        {
+          budgetMs: 60_000,
+          intervalMs: 5_000,
+          signal: controller.signal,
+        },
+      );
       const settled = expect(result).rejects.toMatchObject({ code: "ABORTED" });
       await vi.advanceTimersByTimeAsync(10);
       controller.abort();

@@ -249,7 +249,13 @@ describe("classify", () => {
   });
 
   it("puts node and VMID from the path into the context", () => {
-    const error = classify("POST", "/nodes/pve1/qemu/100/config", 500, "VM is locked (backup)", undefined);
+    const error = classify(
+      "POST",
+      "/nodes/pve1/qemu/100/config",
+      500,
+      "VM is locked (backup)",
+      undefined,
+    );
     expect(error.context).toMatchObject({ node: "pve1", vmid: 100, lock: "backup" });
     expect(error.message).toBe(
       "POST /nodes/pve1/qemu/100/config: VM 100 on node pve1 is locked (backup) by another " +
@@ -260,7 +266,13 @@ describe("classify", () => {
 
   it("puts the UPID from a task path into the context", () => {
     const upid = "UPID:pve1:0000AAAA:0000BBBB:67CC7B42:qmstart:100:root@pam!ci:";
-    const error = classify("GET", `/nodes/pve1/tasks/${upid}/status`, 596, "Connection timed out", undefined);
+    const error = classify(
+      "GET",
+      `/nodes/pve1/tasks/${upid}/status`,
+      596,
+      "Connection timed out",
+      undefined,
+    );
     expect(error.context).toMatchObject({ node: "pve1", upid, unavailable: "proxy-timeout" });
   });
 
@@ -290,7 +302,9 @@ describe("classify", () => {
       undefined,
     );
     expect(error.context.privilege).toBe("VM.Config.Network|VM.Config.Options");
-    expect(error.message).toContain("lacks one of VM.Config.Network, VM.Config.Options on /vms/100");
+    expect(error.message).toContain(
+      "lacks one of VM.Config.Network, VM.Config.Options on /vms/100",
+    );
   });
 
   it("parses the tag-permission 403 down to the privilege", () => {
@@ -318,10 +332,16 @@ describe("classify", () => {
   });
 
   it("carries the errors map of a 400 and names each parameter", () => {
-    const error = classify("POST", "/nodes/pve1/qemu/100/clone", 400, "Parameter verification failed.", {
-      data: null,
-      errors: { name: "invalid format - value does not look like a valid DNS name\n" },
-    });
+    const error = classify(
+      "POST",
+      "/nodes/pve1/qemu/100/clone",
+      400,
+      "Parameter verification failed.",
+      {
+        data: null,
+        errors: { name: "invalid format - value does not look like a valid DNS name\n" },
+      },
+    );
     expect(error.context.paramErrors).toEqual({
       name: "invalid format - value does not look like a valid DNS name",
     });
@@ -333,8 +353,20 @@ describe("classify", () => {
   });
 
   it("splits 595 as node down and 596 timeouts as a proxy timeout", () => {
-    const down = classify("GET", "/nodes/pve2/qemu/100/status/current", 595, "No route to host", undefined);
-    const slow = classify("GET", "/nodes/pve2/qemu/100/status/current", 596, "Connection timed out", undefined);
+    const down = classify(
+      "GET",
+      "/nodes/pve2/qemu/100/status/current",
+      595,
+      "No route to host",
+      undefined,
+    );
+    const slow = classify(
+      "GET",
+      "/nodes/pve2/qemu/100/status/current",
+      596,
+      "Connection timed out",
+      undefined,
+    );
     expect(down.context.unavailable).toBe("node-down");
     expect(down.message).toContain("could not reach node pve2 (595 No route to host)");
     expect(slow.context.unavailable).toBe("proxy-timeout");
@@ -361,7 +393,13 @@ describe("classify", () => {
   });
 
   it("makes an unmatched 500 a permanent SERVER error", () => {
-    const error = classify("POST", "/nodes/pve1/qemu/100/status/reboot", 500, "VM 100 not running", undefined);
+    const error = classify(
+      "POST",
+      "/nodes/pve1/qemu/100/status/reboot",
+      500,
+      "VM 100 not running",
+      undefined,
+    );
     expect(isTransient(error)).toBe(false);
     expect(error.message).toBe(
       "POST /nodes/pve1/qemu/100/status/reboot (VM 100 on node pve1) failed on the server " +

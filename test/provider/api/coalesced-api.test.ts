@@ -12,9 +12,7 @@ const row = (vmid: number): ClusterVm => ({ vmid, node: "pve1", type: "qemu", st
 /** A listing whose requests resolve only when the test says so. */
 function deferredListing() {
   const pending: ((rows: readonly ClusterVm[]) => void)[] = [];
-  const fetch = vi.fn(
-    () => new Promise<readonly ClusterVm[]>((resolve) => pending.push(resolve)),
-  );
+  const fetch = vi.fn(() => new Promise<readonly ClusterVm[]>((resolve) => pending.push(resolve)));
   return { fetch, resolveNext: (rows: readonly ClusterVm[]) => pending.shift()?.(rows) };
 }
 
@@ -83,7 +81,10 @@ describe("coalesced-api", () => {
   it("wraps an api so clusterVms is coalesced and invalidateClusterVms is wired", async () => {
     const clusterVms = vi.fn(() => Promise.resolve([row(100)]));
     const nextVmid = vi.fn(() => Promise.resolve(101));
-    const api = coalescedApi({ clusterVms, nextVmid } as unknown as ProxmoxApi, new ListingCoalescer());
+    const api = coalescedApi(
+      { clusterVms, nextVmid } as unknown as ProxmoxApi,
+      new ListingCoalescer(),
+    );
     await Promise.all([api.clusterVms(), api.clusterVms()]);
     await api.clusterVms();
     expect(clusterVms).toHaveBeenCalledTimes(1);

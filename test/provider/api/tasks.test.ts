@@ -34,13 +34,16 @@ describe("tasks", () => {
   });
 
   describe("waitForTask", () => {
-    it.each([500, 2_000, 10_000])("sees a %i ms task done within 10%% of its duration", async (ms) => {
-      const api = taskApi({ doneAt: ms, exitstatus: "OK" }, Date.now);
-      const { value, at } = await settle(waitForTask(api, "pve1", UPID, { budgetMs: 60_000 }));
-      expect(value).toMatchObject({ upid: UPID, exitstatus: "OK", warnings: [] });
-      expect(at - ms).toBeLessThanOrEqual(ms * 0.1);
-      expect(api.logCalls).toBe(0);
-    });
+    it.each([500, 2_000, 10_000])(
+      "sees a %i ms task done within 10%% of its duration",
+      async (ms) => {
+        const api = taskApi({ doneAt: ms, exitstatus: "OK" }, Date.now);
+        const { value, at } = await settle(waitForTask(api, "pve1", UPID, { budgetMs: 60_000 }));
+        expect(value).toMatchObject({ upid: UPID, exitstatus: "OK", warnings: [] });
+        expect(at - ms).toBeLessThanOrEqual(ms * 0.1);
+        expect(api.logCalls).toBe(0);
+      },
+    );
 
     it("keeps the number of polls logarithmic in the duration", async () => {
       const api = taskApi({ doneAt: 600_000, exitstatus: "OK" }, Date.now);
@@ -53,24 +56,40 @@ describe("tasks", () => {
         {
           doneAt: 100,
           exitstatus: "WARNINGS: 1",
-          log: ["create full clone of drive scsi0", "WARN: unable to copy pending changes", "TASK WARNINGS: 1"],
+          log: [
+            "create full clone of drive scsi0",
+            "WARN: unable to copy pending changes",
+            "TASK WARNINGS: 1",
+          ],
         },
         Date.now,
       );
       const warn = vi.fn();
-      const { value } = await settle(waitForTask(api, "pve1", UPID, { budgetMs: 10_000, logger: { warn } }));
-      expect(value).toMatchObject({ exitstatus: "WARNINGS: 1", warnings: ["WARN: unable to copy pending changes"] });
+      const { value } = await settle(
+        waitForTask(api, "pve1", UPID, { budgetMs: 10_000, logger: { warn } }),
+      );
+      expect(value).toMatchObject({
+        exitstatus: "WARNINGS: 1",
+        warnings: ["WARN: unable to copy pending changes"],
+      });
       expect(warn).toHaveBeenCalledWith(`${UPID}: WARN: unable to copy pending changes`);
     });
 
     it("throws TASK_FAILED with the log tail for an error exit status", async () => {
       const log = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`);
       const api = taskApi({ doneAt: 100, exitstatus: "clone failed: out of space", log }, Date.now);
-      const { error } = await settle(waitForTask(api, "pve1", UPID, { budgetMs: 10_000, tailLines: 3 }));
+      const { error } = await settle(
+        waitForTask(api, "pve1", UPID, { budgetMs: 10_000, tailLines: 3 }),
+      );
       expect(error).toBeInstanceOf(PermanentError);
       expect(error).toMatchObject({
         code: "TASK_FAILED",
-        context: { node: "pve1", vmid: 100, upid: UPID, taskLogTail: ["line 28", "line 29", "line 30"] },
+        context: {
+          node: "pve1",
+          vmid: 100,
+          upid: UPID,
+          taskLogTail: ["line 28", "line 29", "line 30"],
+        },
       });
     });
 
@@ -79,7 +98,10 @@ describe("tasks", () => {
         {
           doneAt: 0,
           exitstatus: "OK",
-          failures: [new TransientError("UNAVAILABLE", "596"), new TransientError("NETWORK", "reset")],
+          failures: [
+            new TransientError("UNAVAILABLE", "596"),
+            new TransientError("NETWORK", "reset"),
+          ],
         },
         Date.now,
       );
@@ -89,7 +111,11 @@ describe("tasks", () => {
 
     it("throws a permanent poll error at once", async () => {
       const api = taskApi(
-        { doneAt: 0, exitstatus: "OK", failures: [new PermanentError("NOT_FOUND", "no such task")] },
+        {
+          doneAt: 0,
+          exitstatus: "OK",
+          failures: [new PermanentError("NOT_FOUND", "no such task")],
+        },
         Date.now,
       );
       const { error } = await settle(waitForTask(api, "pve1", UPID, { budgetMs: 10_000 }));
@@ -124,7 +150,9 @@ describe("tasks", () => {
     it("reports progress on every poll", async () => {
       const api = taskApi({ doneAt: 200, exitstatus: "OK" }, Date.now);
       const onProgress = vi.fn();
-      const { value } = await settle(waitForTask(api, "pve1", UPID, { budgetMs: 10_000, onProgress }));
+      const { value } = await settle(
+        waitForTask(api, "pve1", UPID, { budgetMs: 10_000, onProgress }),
+      );
       expect(onProgress).toHaveBeenCalledTimes(value?.polls ?? -1);
       expect(onProgress.mock.lastCall?.[0]).toMatchObject({ status: "stopped", exitstatus: "OK" });
     });

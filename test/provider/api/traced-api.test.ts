@@ -29,7 +29,9 @@ describe("traced-api", () => {
     const debug = vi.fn();
     const api = tracedApi(fakeApi(), { debug }, clock(12));
     await api.cloneVm({ node: "pve1", vmid: 100, newid: 101, name: "web", full: true });
-    expect(debug).toHaveBeenCalledExactlyOnceWith(`pve cloneVm node=pve1 vmid=100 upid=${UPID} 12ms ok`);
+    expect(debug).toHaveBeenCalledExactlyOnceWith(
+      `pve cloneVm node=pve1 vmid=100 upid=${UPID} 12ms ok`,
+    );
   });
 
   it("logs the error code and status and rethrows the same error", async () => {
