@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the seed tests read ISOs and YAML with (test/provider/seed):
 #   xorriso (xorriso), isoinfo (genisoimage), 7z (p7zip-full), blkid (util-linux),
-#   python3 + PyYAML (python3-yaml: cloud-init's own YAML loader, the oracle for our emitter).
+#   python3 + PyYAML (python3-yaml: cloud-init's own YAML loader, the oracle for our emitter),
+#   cloud-init (its `schema` and `devel net-convert` commands check the documents we render).
 # Idempotent: installs only what is missing. Run as root (CI) or with sudo.
 set -euo pipefail
 
@@ -11,6 +12,7 @@ command -v isoinfo >/dev/null 2>&1 || missing+=(genisoimage)
 command -v 7z >/dev/null 2>&1 || missing+=(p7zip-full)
 command -v blkid >/dev/null 2>&1 || missing+=(util-linux)
 python3 -c 'import yaml' >/dev/null 2>&1 || missing+=(python3 python3-yaml)
+command -v cloud-init >/dev/null 2>&1 || missing+=(cloud-init)
 
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "install-test-deps: all seed test readers present"

@@ -14,6 +14,7 @@ const PACKAGES: Record<string, string> = {
   "7z": "p7zip-full",
   blkid: "util-linux",
   python3: "python3-yaml",
+  "cloud-init": "cloud-init",
 };
 
 /** Runs a reader and returns its stdout; throws a clear error when it is not installed. */

@@ -1,0 +1,203 @@
+/**
+ * The cloud-init inputs (`cloudInit` on the VM), parsed with zod. Every message names the
+ * field; `validateCloudInit` turns issues into `check` failures with paths such as
+ * `cloudInit.users[0].name`. User-supplied `#cloud-config` text is checked as YAML here, so a
+ * broken document fails before any API call.
+ */
+import { isIPv4, isIPv6 } from "node:net";
+import { z } from "zod";
+import { checkYaml } from "./yaml-check.js";
+
+/** user-data, network-config and vendor-data each stay under this many UTF-8 bytes. */
+export const MAX_DOCUMENT_BYTES = 64 * 1024;
+
+const dnsLabel = z
+  .string()
+  .regex(
+    /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/,
+    "must be a DNS label: 1 to 63 of A-Z a-z 0-9 and -, not starting or ending with -",
+  );
+const posixName = z
+  .string()
+  .regex(
+    /^[a-z_][a-z0-9_-]{0,31}$/,
+    "must be a POSIX name: a-z _ first, then a-z 0-9 _ -, up to 32",
+  );
+const sshKey = z
+  .string()
+  .regex(
+    /^(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp(?:256|384|521)|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com) [A-Za-z0-9+/]+=*(?: [^\n\r]*)?$/,
+    "must be one OpenSSH public key line (type, base64 key, optional comment)",
+  );
+const absolutePath = z.string().regex(/^\/[^\0\n]*$/, "must be an absolute path without newlines");
+
+const user = z.strictObject({
+  name: posixName,
+  sshAuthorizedKeys: z.array(sshKey).optional(),
+  /** `true` is passwordless sudo for everything; a string is a sudoers rule, as written. */
+  sudo: z.union([z.boolean(), z.string().regex(/^[^\n]+$/, "must be one sudoers line")]).optional(),
+  groups: z.array(posixName).optional(),
+  shell: absolutePath.optional(),
+  lockPassword: z.boolean().optional(),
+  hashedPassword: z
+    .string()
+    .regex(
+      /^\$(?:1|5|6|y|2[aby])\$[^\s:]+$/,
+      "must be a crypt(3) hash such as $6$… (not a plain password)",
+    )
+    .optional(),
+});
+
+const writeFile = z.strictObject({
+  path: absolutePath,
+  content: z.string(),
+  permissions: z
+    .string()
+    .regex(/^0?[0-7]{3,4}$/, 'must be an octal mode string such as "0644"')
+    .optional(),
+  owner: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_-]*(?::[a-z_][a-z0-9_-]*)?$/, "must be user or user:group")
+    .optional(),
+});
+
+const cidr = z.string().refine((value) => {
+  const [address = "", prefix, ...rest] = value.split("/");
+  if (prefix === undefined || rest.length > 0 || !/^\d{1,3}$/.test(prefix)) return false;
+  const bits = Number(prefix);
+  return (isIPv4(address) && bits <= 32) || (isIPv6(address) && bits <= 128);
+}, "must be an address with a prefix length, e.g. 192.0.2.10/24 or 2001:db8::10/64");
+
+const nic = z.strictObject({
+  mac: z
+    .string()
+    .regex(/^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}$/, "must be a MAC address like 52:54:00:12:34:56")
+    .optional(),
+  dhcp4: z.boolean().optional(),
+  dhcp6: z.boolean().optional(),
+  addresses: z.array(cidr).optional(),
+  gateway4: z
+    .string()
+    .refine((v) => isIPv4(v), "must be an IPv4 address")
+    .optional(),
+  gateway6: z
+    .string()
+    .refine((v) => isIPv6(v), "must be an IPv6 address")
+    .optional(),
+  nameservers: z
+    .strictObject({
+      addresses: z
+        .array(z.string().refine((v) => isIPv4(v) || isIPv6(v), "must be an IP address"))
+        .optional(),
+      search: z
+        .array(z.string().regex(/^(?!-)[A-Za-z0-9.-]{1,253}$/, "must be a domain name"))
+        .optional(),
+    })
+    .optional(),
+});
+
+const userData = z.string().superRefine((text, ctx) => {
+  if (Buffer.byteLength(text, "utf8") > MAX_DOCUMENT_BYTES) {
+    ctx.addIssue({ code: "custom", message: `must be at most ${MAX_DOCUMENT_BYTES} bytes` });
+    return;
+  }
+  if (!/^#cloud-config[ \t]*(?:\r?\n|$)/.test(text)) return; // a script, MIME, include…: not ours to parse
+  const result = checkYaml(text);
+  if (!result.ok) {
+    ctx.addIssue({
+      code: "custom",
+      message: `is not valid YAML: line ${result.line}: ${result.message}`,
+    });
+  } else if (
+    result.root !== "unchecked" &&
+    result.root.kind !== "map" &&
+    result.root.kind !== "null"
+  ) {
+    ctx.addIssue({
+      code: "custom",
+      message: "must be a YAML mapping after #cloud-config (key: value lines)",
+    });
+  }
+});
+
+const TYPED_USER_DATA = ["users", "sshAuthorizedKeys", "packages", "runcmd", "writeFiles"] as const;
+
+export const CloudInitSchema = z
+  .strictObject({
+    hostname: dnsLabel.optional(),
+    users: z.array(user).optional(),
+    sshAuthorizedKeys: z.array(sshKey).optional(),
+    packages: z
+      .array(
+        z
+          .string()
+          .regex(/^[A-Za-z0-9][A-Za-z0-9.+:~=_-]*$/, "must be a package name, optionally =version"),
+      )
+      .optional(),
+    runcmd: z
+      .array(z.union([z.string(), z.array(z.string()).min(1, "must not be an empty argv")]))
+      .optional(),
+    writeFiles: z.array(writeFile).optional(),
+    userData: userData.optional(),
+    network: z.array(nic).optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.network !== undefined && value.network.length > 1) {
+      value.network.forEach((n, i) => {
+        if (n.mac === undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["network", i, "mac"],
+            message: "is required when there is more than one NIC",
+          });
+        }
+      });
+    }
+    if (value.userData === undefined) return;
+    for (const field of TYPED_USER_DATA) {
+      if (value[field] !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: "cannot be combined with userData, which replaces the generated user-data",
+        });
+      }
+    }
+  });
+
+export type CloudInit = z.infer<typeof CloudInitSchema>;
+export type CloudInitUser = z.infer<typeof user>;
+export type CloudInitNic = z.infer<typeof nic>;
+
+export interface CheckFailure {
+  readonly property: string;
+  readonly reason: string;
+}
+
+export type CloudInitValidation =
+  | { readonly ok: true; readonly value: CloudInit }
+  | { readonly ok: false; readonly failures: readonly CheckFailure[] };
+
+/** Parses `input`; failures name the property as `cloudInit.users[0].name`. Never throws. */
+export function validateCloudInit(input: unknown, root = "cloudInit"): CloudInitValidation {
+  const parsed = CloudInitSchema.safeParse(input);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const failures: CheckFailure[] = [];
+  for (const issue of parsed.error.issues) {
+    const base = propertyPath(root, issue.path);
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys)
+        failures.push({ property: `${base}.${key}`, reason: "is not a known field" });
+    } else {
+      failures.push({ property: base, reason: issue.message });
+    }
+  }
+  return { ok: false, failures };
+}
+
+function propertyPath(root: string, path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`),
+    root,
+  );
+}
