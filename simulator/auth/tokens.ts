@@ -1,0 +1,105 @@
+import { randomUUID, timingSafeEqual } from "node:crypto";
+import type { Acl, TokenSeed } from "../model/types.js";
+
+const TOKEN_ID_RE = /^[^\s:/]+@[A-Za-z][A-Za-z0-9.\-_]+![A-Za-z][A-Za-z0-9.\-_]+$/;
+
+export type AuthResult =
+  { ok: true; tokenId: string } | { ok: false; reason: string; tokenId?: string };
+
+/**
+ * API tokens and their ACLs. PVE computes a token's privileges on a path by walking the ACL tree
+ * from `/` down: at each level where the token has ACL entries that apply (the level is the path
+ * itself, or the entry propagates), those entries replace what was inherited from above.
+ */
+export class TokenStore {
+  private readonly tokens = new Map<string, TokenSeed>();
+
+  constructor(seeds: readonly TokenSeed[]) {
+    for (const seed of seeds) this.add(seed);
+  }
+
+  add(seed: TokenSeed): string {
+    if (!TOKEN_ID_RE.test(seed.tokenId)) throw new Error(`invalid token id '${seed.tokenId}'`);
+    this.tokens.set(seed.tokenId, seed);
+    return `${seed.tokenId}=${seed.secret}`;
+  }
+
+  static newSecret(): string {
+    return randomUUID();
+  }
+
+  list(): readonly TokenSeed[] {
+    return [...this.tokens.values()];
+  }
+
+  /** Just the token id from the header, without verifying it (for the request log). */
+  static peekTokenId(header: string | undefined): string | undefined {
+    const value = TokenStore.extract(header);
+    if (value === undefined) return undefined;
+    const eq = value.lastIndexOf("=");
+    return eq > 0 ? value.slice(0, eq) : value;
+  }
+
+  private static extract(header: string | undefined): string | undefined {
+    // PVE accepts `PVEAPIToken=<id>=<secret>` and `PVEAPIToken <id>=<secret>`, URI-escaped.
+    const match = /^PVEAPIToken[= ](\S+)$/.exec(header?.trim() ?? "");
+    if (match?.[1] === undefined) return undefined;
+    try {
+      return decodeURIComponent(match[1]);
+    } catch {
+      return match[1];
+    }
+  }
+
+  /** Verifies an Authorization header; reasons are the PVE 8.4+/9 status lines. */
+  verify(header: string | undefined): AuthResult {
+    const value = TokenStore.extract(header);
+    if (value === undefined) return { ok: false, reason: "No ticket" };
+    const eq = value.lastIndexOf("=");
+    const tokenId = eq > 0 ? value.slice(0, eq) : value;
+    const secret = eq > 0 ? value.slice(eq + 1) : "";
+    const token = this.tokens.get(tokenId);
+    if (token === undefined || !sameSecret(token.secret, secret)) {
+      return { ok: false, reason: "Authentication failed!", tokenId };
+    }
+    return { ok: true, tokenId };
+  }
+
+  /** Privileges of the token on `path`, each with its propagate flag. */
+  privileges(tokenId: string, path: string): Map<string, boolean> {
+    const acls = this.tokens.get(tokenId)?.acls ?? [];
+    const parts = path.split("/").filter((p) => p !== "");
+    const levels = ["/", ...parts.map((_, i) => `/${parts.slice(0, i + 1).join("/")}`)];
+    let privs = new Map<string, boolean>();
+    for (const level of levels) {
+      const here = acls.filter(
+        (acl: Acl) =>
+          normalise(acl.path) === level && (level === normalise(path) || acl.propagate !== false),
+      );
+      if (here.length === 0) continue;
+      privs = new Map();
+      for (const acl of here) for (const p of acl.privileges) privs.set(p, acl.propagate !== false);
+    }
+    return privs;
+  }
+
+  has(tokenId: string, path: string, privilege: string): boolean {
+    return this.privileges(tokenId, path).has(privilege);
+  }
+
+  /** ACL paths worth reporting in /access/permissions for this token. */
+  aclPaths(tokenId: string): string[] {
+    return (this.tokens.get(tokenId)?.acls ?? []).map((acl) => normalise(acl.path));
+  }
+}
+
+function normalise(path: string): string {
+  const trimmed = path.replace(/\/+$/, "");
+  return trimmed === "" ? "/" : trimmed;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

@@ -1,0 +1,34 @@
+import type { TokenStore } from "./auth/tokens.js";
+import type { IpPools } from "./guest/ip-pools.js";
+import type { Cluster } from "./model/cluster.js";
+import type { FlockTable } from "./model/flock.js";
+import type { TaskRunner } from "./model/tasks.js";
+import type { ResolvedOptions } from "./options.js";
+
+/** A scripted failure for the next requests that match method + path (fault injection). */
+export interface RequestFault {
+  readonly kind: "fail" | "delay" | "drop";
+  readonly method?: string;
+  readonly path: RegExp;
+  remaining: number;
+  readonly status?: number;
+  readonly message?: string;
+  readonly delayMs?: number;
+}
+
+/** Everything a route handler may touch. */
+export interface SimContext {
+  readonly cluster: Cluster;
+  readonly tasks: TaskRunner;
+  readonly tokens: TokenStore;
+  readonly flocks: FlockTable;
+  readonly pools: IpPools;
+  readonly requestFaults: RequestFault[];
+  readonly options: ResolvedOptions;
+  /** SHA-256 fingerprint of the server certificate, as /nodes reports it. */
+  readonly sslFingerprint: string;
+  /** Marks the state dirty (the state file is written soon after). */
+  changed(): void;
+  /** Schedules the simulated guest's boot after a start task. */
+  bootGuest(vmid: number): void;
+}

@@ -1,0 +1,143 @@
+import type { SimContext } from "./context.js";
+import { unset } from "./model/vm-config.js";
+import { markStopped } from "./routes/qemu-power.js";
+
+/** Which requests a fault applies to: a method (any when absent) and a path regex below /api2/json. */
+export interface RequestMatch {
+  readonly method?: string;
+  readonly path: RegExp | string;
+  /** How many matching requests the fault applies to (default 1). */
+  readonly count?: number;
+}
+
+/** Programmatic fault injection and out-of-band changes (drift), for tests and the demo. */
+export class Faults {
+  constructor(private readonly sim: SimContext) {}
+
+  private add(
+    kind: "fail" | "delay" | "drop",
+    match: RequestMatch,
+    extra: { status?: number; message?: string; delayMs?: number },
+  ): void {
+    this.sim.requestFaults.push({
+      kind,
+      ...(match.method === undefined ? {} : { method: match.method.toUpperCase() }),
+      path: typeof match.path === "string" ? new RegExp(match.path) : match.path,
+      remaining: match.count ?? 1,
+      ...extra,
+    });
+  }
+
+  /** The next matching requests fail with this status; the message is the reason phrase and body `message`. */
+  failRequests(match: RequestMatch, status: number, message: string): void {
+    this.add("fail", match, { status, message });
+  }
+
+  /** The next matching requests are answered after `delayMs`. */
+  delayRequests(match: RequestMatch, delayMs: number): void {
+    this.add("delay", match, { delayMs });
+  }
+
+  /** The next matching requests get their connection closed without an answer. */
+  dropRequests(match: RequestMatch): void {
+    this.add("drop", match, {});
+  }
+
+  /** Requests for `/nodes/<node>/…` get 595 (unreachable) or 596 (timed out) with an empty body. */
+  nodeDown(node: string, status: 595 | 596 = 595, reason?: string): void {
+    const state = this.sim.cluster.nodes.get(node);
+    if (state === undefined) throw new Error(`no such node '${node}'`);
+    state.down = {
+      status,
+      reason: reason ?? (status === 595 ? "No route to host" : "Connection timed out"),
+    };
+  }
+
+  nodeUp(node: string): void {
+    const state = this.sim.cluster.nodes.get(node);
+    if (state !== undefined) delete state.down;
+  }
+
+  /** The next matching task(s) end with `TASK ERROR: <message>` and change nothing. */
+  failTasks(match: { type?: string; id?: string; count?: number }, message: string): void {
+    this.sim.tasks.faults.push({ ...match, message, remaining: match.count ?? 1 });
+  }
+
+  /** The next matching task(s) do their work and end with `WARNINGS: <n>`. */
+  warnTasks(match: { type?: string; id?: string; count?: number }, warnings: number): void {
+    this.sim.tasks.faults.push({ ...match, warnings, remaining: match.count ?? 1 });
+  }
+
+  /** Sets (or, with null, clears) the config `lock:` as a backup or snapshot job would. */
+  setLock(vmid: number, lock: string | null): void {
+    const vm = this.vm(vmid);
+    if (lock === null) delete vm.config["lock"];
+    else vm.config["lock"] = lock;
+    this.sim.changed();
+  }
+
+  /** Holds the VM's flock for `ms`, so lock waiters hit "can't lock file … got timeout". */
+  holdFileLock(vmid: number, ms: number): Promise<void> {
+    return this.sim.flocks.acquire(vmid, true, 0).then(async (release) => {
+      await this.sim.tasks.sleep(ms);
+      release();
+    });
+  }
+
+  setListingLag(ms: number): void {
+    this.sim.options.listingLagMs = ms;
+  }
+
+  /** Stops the VM at once, as if the guest powered off. */
+  stopVm(vmid: number): void {
+    markStopped(this.sim, this.vm(vmid));
+  }
+
+  /** Changes config keys out of band (null deletes), e.g. `{ cores: 4 }` for drift tests. */
+  setConfig(vmid: number, changes: Readonly<Record<string, string | number | null>>): void {
+    const vm = this.vm(vmid);
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === null) unset(vm.config, key);
+      else vm.config[key] = value;
+    }
+    this.sim.cluster.observe(vm);
+    this.sim.changed();
+  }
+
+  /** Moves the VM's config (and its local volumes) to another node at once. */
+  migrateVm(vmid: number, target: string): void {
+    const vm = this.vm(vmid);
+    if (!this.sim.cluster.nodes.has(target)) throw new Error(`no such node '${target}'`);
+    for (const volume of [...this.sim.cluster.volumes.values()]) {
+      if (volume.vmid === vmid && volume.node === vm.node) {
+        this.sim.cluster.deleteVolume(vm.node, volume.volid);
+        this.sim.cluster.putVolume(target, volume);
+      }
+    }
+    vm.node = target;
+    this.sim.changed();
+  }
+
+  /** Removes the VM and its disks at once. */
+  deleteVm(vmid: number): void {
+    const vm = this.vm(vmid);
+    for (const volume of [...this.sim.cluster.volumes.values()]) {
+      if (volume.vmid === vmid) this.sim.cluster.deleteVolume(vm.node, volume.volid);
+    }
+    this.sim.cluster.removeVm(vmid);
+    this.sim.changed();
+  }
+
+  /** Removes every pending request and task fault, and brings all nodes back. */
+  clear(): void {
+    this.sim.requestFaults.length = 0;
+    this.sim.tasks.faults.length = 0;
+    for (const node of this.sim.cluster.nodes.values()) delete node.down;
+  }
+
+  private vm(vmid: number) {
+    const vm = this.sim.cluster.vms.get(vmid);
+    if (vm === undefined) throw new Error(`no such VM ${vmid}`);
+    return vm;
+  }
+}

@@ -1,0 +1,128 @@
+import type { SimContext } from "../context.js";
+import type { GuestInterface, VmRecord } from "../model/types.js";
+import { driveVolume, parsePropertyString } from "../model/vm-config.js";
+import { IsoError, readIso } from "./iso9660.js";
+import { parseYaml, YamlError, type YamlValue } from "./yaml.js";
+
+interface Nic {
+  readonly name: string;
+  readonly mac: string;
+  readonly bridge: string;
+}
+
+function nicsOf(vm: VmRecord): Nic[] {
+  return Object.keys(vm.config)
+    .filter((key) => /^net\d+$/.test(key))
+    .sort((a, b) => Number(a.slice(3)) - Number(b.slice(3)))
+    .map((key, index) => {
+      const { first, opts } = parsePropertyString(String(vm.config[key]));
+      return {
+        name: `eth${index}`,
+        mac: (first.split("=")[1] ?? "").toLowerCase(),
+        bridge: opts["bridge"] ?? "",
+      };
+    });
+}
+
+function asMap(value: YamlValue | undefined): Record<string, YamlValue> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
+}
+
+/** An IPv6 link-local address derived from the MAC (EUI-64), as the guest kernel assigns. */
+function linkLocal(mac: string): string {
+  const b = mac.split(":").map((h) => parseInt(h, 16));
+  const eui = [(b[0] ?? 0) ^ 2, b[1] ?? 0, b[2] ?? 0, 0xff, 0xfe, b[3] ?? 0, b[4] ?? 0, b[5] ?? 0];
+  const groups = [0, 2, 4, 6].map((i) => (((eui[i] ?? 0) << 8) | (eui[i + 1] ?? 0)).toString(16));
+  return `fe80::${groups.join(":")}`;
+}
+
+/** network-config v2 `ethernets` → addresses per NIC (DHCP leases from the bridge pool). */
+function configureNics(
+  sim: SimContext,
+  nics: Nic[],
+  network: YamlValue | undefined,
+): GuestInterface[] {
+  const ethernets = asMap(asMap(network)?.["ethernets"]);
+  const out: GuestInterface[] = [];
+  nics.forEach((nic, index) => {
+    let entry: Record<string, YamlValue> | undefined;
+    for (const [id, value] of Object.entries(ethernets ?? {})) {
+      const spec = asMap(value);
+      const mac = asMap(spec?.["match"])?.["macaddress"];
+      if (typeof mac === "string" ? mac.toLowerCase() === nic.mac : id === nic.name) entry = spec;
+    }
+    // Without a network-config, cloud-init's fallback is DHCP on the first NIC.
+    const dhcp =
+      entry === undefined ? network === undefined && index === 0 : entry["dhcp4"] === true;
+    const addresses: GuestInterface["ip-addresses"] = [];
+    if (dhcp) {
+      const lease = sim.pools.lease(nic.bridge, nic.mac);
+      if (lease !== undefined)
+        addresses.push({
+          "ip-address": lease.address,
+          "ip-address-type": "ipv4",
+          prefix: lease.prefix,
+        });
+    }
+    const statics = entry?.["addresses"];
+    for (const item of Array.isArray(statics) ? statics : []) {
+      const [ip = "", prefix] = String(item).split("/");
+      const v6 = ip.includes(":");
+      addresses.push({
+        "ip-address": ip,
+        "ip-address-type": v6 ? "ipv6" : "ipv4",
+        prefix: Number(prefix ?? (v6 ? 128 : 32)),
+      });
+    }
+    addresses.push({ "ip-address": linkLocal(nic.mac), "ip-address-type": "ipv6", prefix: 64 });
+    out.push({ name: nic.name, "hardware-address": nic.mac, "ip-addresses": addresses });
+  });
+  return out;
+}
+
+/** Reads the NoCloud seed in ide2 (if any); a problem is recorded as `seedError`, not thrown. */
+export function bootGuest(sim: SimContext, vm: VmRecord): void {
+  const nics = nicsOf(vm);
+  const ide2 = vm.config["ide2"];
+  const volid = ide2 === undefined ? undefined : driveVolume(String(ide2));
+  let hostname: string | undefined;
+  let network: YamlValue | undefined;
+  delete vm.guest.seedError;
+  if (volid !== undefined) {
+    try {
+      const volume = sim.cluster.volume(vm.node, volid);
+      if (volume?.data === undefined)
+        throw new IsoError(`seed volume '${volid}' has no readable content`);
+      const iso = readIso(volume.data);
+      if (iso.volumeId.toLowerCase() !== "cidata")
+        throw new IsoError(`volume label '${iso.volumeId}' is not 'cidata'`);
+      const meta = iso.files.get("meta-data");
+      if (meta === undefined) throw new IsoError("no meta-data file on the seed");
+      const parsedMeta = asMap(parseYaml(meta.toString("utf8")));
+      const name = parsedMeta?.["local-hostname"];
+      if (typeof name === "string") hostname = name;
+      const net = iso.files.get("network-config");
+      if (net !== undefined) {
+        const parsed = asMap(parseYaml(net.toString("utf8")));
+        // Accept both the bare v2 document and the `network:` wrapped form.
+        network = asMap(parsed?.["network"]) ?? parsed;
+        if (network?.["version"] !== 2)
+          throw new YamlError(
+            `unsupported network-config version '${String(network?.["version"])}'`,
+          );
+      }
+    } catch (err) {
+      if (
+        !(err instanceof IsoError) &&
+        !(err instanceof YamlError) &&
+        !(err instanceof SyntaxError)
+      )
+        throw err;
+      vm.guest.seedError = err.message;
+      hostname = undefined;
+      network = undefined;
+    }
+  }
+  vm.guest.hostname = hostname ?? `vm${vm.vmid}`;
+  vm.guest.interfaces = configureNics(sim, nics, network);
+}

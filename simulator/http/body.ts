@@ -1,0 +1,47 @@
+import type { IncomingMessage } from "node:http";
+import { PveError } from "./pve-error.js";
+import type { RawParams } from "./params.js";
+
+/** Bodies other than uploads are small form or JSON documents. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export function hasBody(req: IncomingMessage): boolean {
+  const length = Number(req.headers["content-length"] ?? 0);
+  return length > 0 || req.headers["transfer-encoding"] !== undefined;
+}
+
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > MAX_BODY_BYTES) throw new PveError(413, "request entity too large");
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Form-encoded or JSON parameters, as pve-http-server's extract_params reads them. */
+export function parseBodyParams(req: IncomingMessage, body: Buffer): RawParams {
+  if (body.length === 0) return {};
+  const type = String(req.headers["content-type"] ?? "");
+  if (type.startsWith("application/json")) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString("utf8"));
+    } catch {
+      throw new PveError(400, "malformed JSON string");
+    }
+    const out: RawParams = {};
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
+      for (const [key, value] of Object.entries(parsed)) {
+        if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+          out[key] = value;
+        }
+      }
+    }
+    return out;
+  }
+  return Object.fromEntries(new URLSearchParams(body.toString("utf8")));
+}

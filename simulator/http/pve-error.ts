@@ -1,0 +1,48 @@
+/**
+ * An error the simulator answers the way PVE does: the first line of `message` becomes the HTTP
+ * reason phrase, and the JSON body is `{"data":null}` plus `errors` for parameter checks and,
+ * like pve-http-server >= 5.2.0, `message` with a trailing newline.
+ */
+export class PveError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errors?: Readonly<Record<string, string>>,
+  ) {
+    super(message);
+    this.name = "PveError";
+  }
+}
+
+/** raise_param_exc: 400 "Parameter verification failed." with one text per parameter. */
+export function paramError(errors: Record<string, string>): PveError {
+  return new PveError(400, "Parameter verification failed.", errors);
+}
+
+/** raise_perm_exc: 403, with the ACL path and privilege(s) in brackets when PVE names them. */
+export function permError(what?: string): PveError {
+  return new PveError(
+    403,
+    what === undefined ? "Permission check failed" : `Permission check failed (${what})`,
+  );
+}
+
+/** A plain `die`: PVE answers 500 with the die text. */
+export function dieError(message: string): PveError {
+  return new PveError(500, message);
+}
+
+/** The wording PVE's AbstractConfig::load_config uses for a config that is not on the node. */
+export function configMissing(node: string, vmid: number): PveError {
+  return dieError(`Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`);
+}
+
+/** The wording of check_running / clone / reboot for the same situation. */
+export function configNotFound(node: string, vmid: number): PveError {
+  return dieError(`unable to find configuration file for VM ${vmid} on node '${node}'`);
+}
+
+/** PVE::Tools::lock_file_full's timeout text for the per-VM flock. */
+export function lockTimeout(vmid: number): PveError {
+  return dieError(`can't lock file '/var/lock/qemu-server/lock-${vmid}.conf' - got timeout`);
+}

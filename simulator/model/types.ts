@@ -1,0 +1,104 @@
+/** Plain-data records of the simulated cluster. Everything here is JSON-serialisable. */
+
+/** A VM config as PVE stores it: integers/booleans as numbers, everything else as strings. */
+export type VmConfig = Record<string, string | number>;
+
+export interface NodeSeed {
+  readonly name: string;
+  readonly cpus?: number;
+  readonly memoryBytes?: number;
+}
+
+export interface StorageSeed {
+  readonly storage: string;
+  /** PVE plugin type: dir, lvmthin, nfs… */
+  readonly type: string;
+  readonly content: readonly string[];
+  readonly shared: boolean;
+  /** Nodes the storage exists on; all nodes when absent. */
+  readonly nodes?: readonly string[];
+  readonly totalBytes?: number;
+}
+
+export interface TemplateSeed {
+  readonly vmid: number;
+  readonly node: string;
+  readonly config: VmConfig;
+}
+
+export interface Acl {
+  /** ACL path, e.g. `/`, `/vms/100`, `/storage/local`. */
+  readonly path: string;
+  readonly privileges: readonly string[];
+  /** Whether the ACL also applies below `path` (PVE's default is true). */
+  readonly propagate?: boolean;
+}
+
+export interface TokenSeed {
+  /** `user@realm!name` */
+  readonly tokenId: string;
+  readonly secret: string;
+  /** Effective ACLs of the token (PVE privsep=1: what the token itself was granted). */
+  readonly acls: readonly Acl[];
+}
+
+/** The simulated guest's view, set when the guest boots. */
+export interface GuestState {
+  /** Epoch ms at which the agent starts answering; undefined when the VM is not running. */
+  agentUpAt?: number;
+  hostname?: string;
+  interfaces?: GuestInterface[];
+  /** Why the NoCloud seed could not be used (unreadable ISO, wrong label, bad YAML…). */
+  seedError?: string;
+}
+
+export interface GuestInterface {
+  name: string;
+  "hardware-address": string;
+  "ip-addresses": { "ip-address": string; "ip-address-type": "ipv4" | "ipv6"; prefix: number }[];
+}
+
+export interface VmRecord {
+  vmid: number;
+  node: string;
+  config: VmConfig;
+  /** Pending changes for a running VM (PVE's [PENDING] section); `delete` keys as null. */
+  pending: Record<string, string | number | null>;
+  status: "running" | "stopped";
+  qmpstatus: string;
+  /** Epoch ms of the last start, for uptime. */
+  startedAt?: number;
+  /** Epoch ms when the config file appeared (for listing lag). */
+  createdAt: number;
+  guest: GuestState;
+}
+
+export interface Volume {
+  volid: string;
+  storage: string;
+  /** Node that holds the volume; undefined for shared storage. */
+  node?: string;
+  content: string;
+  format: string;
+  size: number;
+  ctime: number;
+  vmid?: number;
+  /** File bytes, kept for ISOs up to a cap so the guest can read its seed. */
+  data?: Buffer;
+}
+
+export type TaskState = "running" | "stopped";
+
+export interface TaskRecord {
+  upid: string;
+  node: string;
+  pid: number;
+  pstart: number;
+  starttime: number;
+  type: string;
+  id: string;
+  user: string;
+  status: TaskState;
+  exitstatus?: string;
+  log: string[];
+}

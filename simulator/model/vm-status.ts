@@ -1,0 +1,62 @@
+import { agentEnabled, cpuCount, maxDisk, memoryBytes } from "./vm-config.js";
+import type { VmRecord } from "./types.js";
+
+/** PVE::QemuServer::vmstatus for one VM: the row of `/nodes/{node}/qemu` (live, no lag). */
+export function vmListRow(vm: VmRecord, now: number): Record<string, unknown> {
+  const running = vm.status === "running";
+  const maxmem = memoryBytes(vm.config);
+  const name = vm.config["name"];
+  const row: Record<string, unknown> = {
+    vmid: vm.vmid,
+    status: vm.status,
+    name: typeof name === "string" ? name : `VM ${vm.vmid}`,
+    cpus: cpuCount(vm.config),
+    maxmem,
+    maxdisk: maxDisk(vm.config),
+    disk: 0,
+    mem: running ? Math.floor(maxmem / 4) : 0,
+    cpu: running ? 0.01 : 0,
+    uptime: running && vm.startedAt !== undefined ? Math.floor((now - vm.startedAt) / 1000) : 0,
+    netin: 0,
+    netout: 0,
+    diskread: 0,
+    diskwrite: 0,
+  };
+  if (running) row["pid"] = 100000 + vm.vmid;
+  if (vm.config["template"] === 1) row["template"] = 1;
+  if (vm.config["lock"] !== undefined) row["lock"] = vm.config["lock"];
+  if (vm.config["tags"] !== undefined) row["tags"] = vm.config["tags"];
+  if (Object.keys(vm.config).some((key) => /^serial\d+$/.test(key))) row["serial"] = 1;
+  return row;
+}
+
+/** GET …/status/current: the list row plus QMP-derived fields. */
+export function vmCurrentStatus(vm: VmRecord, now: number): Record<string, unknown> {
+  const row = vmListRow(vm, now);
+  row["qmpstatus"] = vm.status === "running" ? vm.qmpstatus : "stopped";
+  row["ha"] = { managed: 0 };
+  // `agent` means "configured", not "answering".
+  if (agentEnabled(vm.config)) row["agent"] = 1;
+  if (vm.config["vga"] !== undefined) row["clipboard"] = null;
+  if (vm.status === "running") {
+    const maxmem = Number(row["maxmem"]);
+    Object.assign(row, {
+      "running-machine": "pc-i440fx-9.0+pve0",
+      "running-qemu": "9.0.2",
+      balloon: maxmem,
+      freemem: Math.floor(maxmem / 2),
+      nics: { [`tap${vm.vmid}i0`]: { netin: 0, netout: 0 } },
+      "proxmox-support": {
+        "backup-fleecing": true,
+        "pbs-dirty-bitmap": true,
+        "pbs-dirty-bitmap-migration": true,
+        "pbs-dirty-bitmap-savevm": true,
+        "pbs-library-version": "1.4.1 (UNKNOWN)",
+        "pbs-masterkey": true,
+        "query-bitmap-info": true,
+        "backup-max-workers": true,
+      },
+    });
+  }
+  return row;
+}

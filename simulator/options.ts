@@ -1,0 +1,104 @@
+import type { NodeSeed, StorageSeed, TemplateSeed, TokenSeed } from "./model/types.js";
+import {
+  DEFAULT_BRIDGES,
+  DEFAULT_NODES,
+  DEFAULT_STORAGES,
+  DEFAULT_TEMPLATES,
+} from "./model/defaults.js";
+
+/** Task types whose duration can be set (PVE's worker type names). */
+export type TaskType =
+  | "qmclone"
+  | "qmstart"
+  | "qmstop"
+  | "qmshutdown"
+  | "qmreboot"
+  | "qmdestroy"
+  | "qmconfig"
+  | "qmigrate"
+  | "resize"
+  | "imgcopy"
+  | "imgdel";
+
+export interface SimulatorOptions {
+  /** Listen address; default `127.0.0.1`. Anything but loopback needs `allowNonLoopback`. */
+  readonly host?: string;
+  readonly allowNonLoopback?: boolean;
+  /** Default 0: an ephemeral port. */
+  readonly port?: number;
+  /** Default true: HTTPS with a CA and server certificate generated at start. */
+  readonly tls?: boolean;
+  /** Where to write the CA certificate (PEM). */
+  readonly caFile?: string;
+  /** JSON state file: loaded at start, written on change (debounced) and on close. */
+  readonly stateFile?: string;
+  readonly nodes?: readonly NodeSeed[];
+  readonly storages?: readonly StorageSeed[];
+  readonly templates?: readonly TemplateSeed[];
+  /** Extra tokens; the default full-privilege `root@pam!ci` token always exists. */
+  readonly tokens?: readonly TokenSeed[];
+  /** Bridge → DHCP pool CIDR for the simulated guests; default `{ vmbr0: "10.10.0.0/24" }`. */
+  readonly bridges?: Readonly<Record<string, string>>;
+  /** Per task type duration; default `defaultTaskMs` for every type. */
+  readonly taskDurationsMs?: Partial<Record<TaskType | (string & {}), number>>;
+  /** Default 50 ms (tests); the CLI uses longer, more realistic values. */
+  readonly defaultTaskMs?: number;
+  /** How far `/cluster/resources` lags real state (pvestatd). Default 0; the CLI uses 1000. */
+  readonly listingLagMs?: number;
+  /** Delay from the end of a start task to the guest agent answering. Default 100 ms. */
+  readonly guestBootMs?: number;
+  /** PVE delays every 401 by ~3 s; default here 100 ms so tests stay fast; the CLI uses 3000. */
+  readonly authFailureDelayMs?: number;
+  /** Add `message` to error bodies like pve-http-server >= 5.2.0 (default true). */
+  readonly errorMessageInBody?: boolean;
+  /** ISO bytes kept per uploaded file so guests can read seeds; larger uploads keep only size. */
+  readonly maxRetainedFileBytes?: number;
+}
+
+export interface ResolvedOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly tls: boolean;
+  readonly caFile: string | undefined;
+  readonly stateFile: string | undefined;
+  readonly nodes: readonly NodeSeed[];
+  readonly storages: readonly StorageSeed[];
+  readonly templates: readonly TemplateSeed[];
+  readonly tokens: readonly TokenSeed[];
+  readonly bridges: Readonly<Record<string, string>>;
+  readonly taskDurationsMs: Partial<Record<string, number>>;
+  readonly defaultTaskMs: number;
+  listingLagMs: number;
+  readonly guestBootMs: number;
+  readonly authFailureDelayMs: number;
+  readonly errorMessageInBody: boolean;
+  readonly maxRetainedFileBytes: number;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions {
+  const host = options.host ?? "127.0.0.1";
+  if (!LOOPBACK.has(host) && options.allowNonLoopback !== true) {
+    throw new Error(`refusing to listen on non-loopback host '${host}' without allowNonLoopback`);
+  }
+  return {
+    host,
+    port: options.port ?? 0,
+    tls: options.tls ?? true,
+    caFile: options.caFile,
+    stateFile: options.stateFile,
+    nodes: options.nodes ?? DEFAULT_NODES,
+    storages: options.storages ?? DEFAULT_STORAGES,
+    templates: options.templates ?? DEFAULT_TEMPLATES,
+    tokens: options.tokens ?? [],
+    bridges: options.bridges ?? DEFAULT_BRIDGES,
+    taskDurationsMs: options.taskDurationsMs ?? {},
+    defaultTaskMs: options.defaultTaskMs ?? 50,
+    listingLagMs: options.listingLagMs ?? 0,
+    guestBootMs: options.guestBootMs ?? 100,
+    authFailureDelayMs: options.authFailureDelayMs ?? 100,
+    errorMessageInBody: options.errorMessageInBody ?? true,
+    maxRetainedFileBytes: options.maxRetainedFileBytes ?? 16 * 1024 * 1024,
+  };
+}

@@ -1,0 +1,144 @@
+import type { ParamSchema, ParamSpec } from "../http/index.js";
+
+const bool: ParamSpec = { type: "boolean", optional: true };
+const str: ParamSpec = { type: "string", optional: true };
+const int = (min?: number, max?: number): ParamSpec => ({
+  type: "integer",
+  optional: true,
+  ...(min === undefined ? {} : { min }),
+  ...(max === undefined ? {} : { max }),
+});
+
+/** The VM config keys (PVE 8.4 schema subset) that PUT/POST config accept. */
+export const CONFIG_KEYS: ParamSchema = {
+  acpi: bool,
+  agent: str,
+  args: str,
+  autostart: bool,
+  balloon: int(0),
+  bios: { type: "string", optional: true, enum: ["seabios", "ovmf"] },
+  boot: str,
+  bootdisk: str,
+  cdrom: str,
+  cicustom: str,
+  cipassword: str,
+  citype: { type: "string", optional: true, enum: ["configdrive2", "nocloud", "opennebula"] },
+  ciupgrade: bool,
+  ciuser: str,
+  cores: int(1),
+  cpu: str,
+  cpulimit: { type: "number", optional: true, min: 0, max: 128 },
+  cpuunits: int(1, 262144),
+  description: { type: "string", optional: true, maxLength: 8192 },
+  hotplug: str,
+  kvm: bool,
+  localtime: bool,
+  lock: {
+    type: "string",
+    optional: true,
+    enum: [
+      "backup",
+      "clone",
+      "create",
+      "migrate",
+      "rollback",
+      "snapshot",
+      "snapshot-delete",
+      "suspending",
+      "suspended",
+    ],
+  },
+  machine: str,
+  memory: str,
+  name: { type: "string", optional: true, format: "dns-name" },
+  nameserver: str,
+  numa: bool,
+  onboot: bool,
+  ostype: {
+    type: "string",
+    optional: true,
+    enum: [
+      "other",
+      "wxp",
+      "w2k",
+      "w2k3",
+      "w2k8",
+      "wvista",
+      "win7",
+      "win8",
+      "win10",
+      "win11",
+      "l24",
+      "l26",
+      "solaris",
+    ],
+  },
+  protection: bool,
+  scsihw: {
+    type: "string",
+    optional: true,
+    enum: ["lsi", "lsi53c810", "virtio-scsi-pci", "virtio-scsi-single", "megasas", "pvscsi"],
+  },
+  searchdomain: str,
+  smbios1: { type: "string", optional: true, maxLength: 512 },
+  sockets: int(1),
+  sshkeys: str,
+  startup: str,
+  tablet: bool,
+  tags: { type: "string", optional: true, format: "pve-tag-list" },
+  template: bool,
+  vcpus: int(1),
+  vga: str,
+  vmgenid: str,
+};
+
+const FAMILIES: readonly [RegExp, ParamSpec][] = [
+  [/^net\d+$/, str],
+  [
+    /^(ide[0-3]|sata[0-5]|scsi([0-9]|[12][0-9]|30)|virtio([0-9]|1[0-5])|efidisk0|tpmstate0|unused\d+)$/,
+    str,
+  ],
+  [/^ipconfig\d+$/, str],
+  [/^serial[0-3]$/, { type: "string", optional: true, pattern: /^(\/dev\/.+|socket)$/ }],
+  [/^(usb|hostpci|numa)\d+$/, str],
+];
+
+export function configFamily(name: string): ParamSpec | undefined {
+  return FAMILIES.find(([re]) => re.test(name))?.[1];
+}
+
+/** The privilege PVE's check_vm_modify_config_perm wants for one key ("root" = root only). */
+export function keyPrivilege(key: string, value: string | undefined): string {
+  if (/^(lock|args|hookscript|vmstatestorage)$/.test(key)) return "root";
+  if (
+    /^(name|description|onboot|agent|protection|template|tags|startup|boot|bootdisk|ostype|tablet|localtime|acpi|autostart|kvm|smbios1|vmgenid)$/.test(
+      key,
+    )
+  )
+    return "VM.Config.Options";
+  if (/^(cores|sockets|cpu|vcpus|cpulimit|cpuunits|numa|affinity)$/.test(key))
+    return "VM.Config.CPU";
+  if (/^(memory|balloon|shares)$/.test(key)) return "VM.Config.Memory";
+  if (/^net\d+$/.test(key)) return "VM.Config.Network";
+  if (
+    /^(ciuser|cipassword|sshkeys|nameserver|searchdomain|ipconfig\d+|citype|ciupgrade|cicustom)$/.test(
+      key,
+    )
+  )
+    return "VM.Config.Cloudinit";
+  if (key === "cdrom" || (configFamily(key) !== undefined && /media=cdrom/.test(value ?? "")))
+    return "VM.Config.CDROM";
+  if (/^(ide|sata|scsi|virtio|efidisk|tpmstate|unused)\d+$/.test(key)) return "VM.Config.Disk";
+  return "VM.Config.HWType";
+}
+
+export const ANY_CONFIG_PRIV = [
+  "VM.Config.Disk",
+  "VM.Config.CDROM",
+  "VM.Config.CPU",
+  "VM.Config.Memory",
+  "VM.Config.Network",
+  "VM.Config.HWType",
+  "VM.Config.Options",
+  "VM.Config.Cloudinit",
+];

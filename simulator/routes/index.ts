@@ -1,0 +1,31 @@
+import type { SimContext } from "../context.js";
+import { Router } from "../http/router.js";
+import { accessRoutes } from "./access.js";
+import { agentRoutes } from "./agent.js";
+import { clusterRoutes } from "./cluster.js";
+import { qemuCloneRoutes } from "./qemu-clone.js";
+import { qemuConfigRoutes } from "./qemu-config.js";
+import { qemuDiskRoutes } from "./qemu-disk.js";
+import { qemuPowerRoutes } from "./qemu-power.js";
+import { qemuReadRoutes } from "./qemu-read.js";
+import { storageRoutes } from "./storage.js";
+import { taskRoutes } from "./tasks.js";
+import { uploadRoutes } from "./upload.js";
+
+export function buildRouter(): Router<SimContext> {
+  const router = new Router<SimContext>();
+  router.add(
+    ...clusterRoutes,
+    ...accessRoutes,
+    ...qemuReadRoutes,
+    ...qemuConfigRoutes,
+    ...qemuPowerRoutes,
+    ...qemuCloneRoutes,
+    ...qemuDiskRoutes,
+    ...agentRoutes,
+    ...storageRoutes,
+    ...uploadRoutes,
+    ...taskRoutes,
+  );
+  return router;
+}

@@ -1,0 +1,164 @@
+import { hasPriv, requireAnyPriv, requirePrivs, storagePath } from "../auth/check.js";
+import type { SimContext } from "../context.js";
+import { dieError, NODE, paramError, STORAGE, type Route } from "../http/index.js";
+import type { StorageSeed, Volume } from "../model/types.js";
+
+/** The storage on the node, or PVE's error for a missing/unavailable one. */
+export function storageOrDie(sim: SimContext, node: string, storage: string): StorageSeed {
+  const def = sim.cluster.storageOn(node, storage);
+  if (def !== undefined) return def;
+  if (sim.cluster.storages.some((s) => s.storage === storage)) {
+    throw dieError(`storage '${storage}' is not available on node '${node}'`);
+  }
+  throw dieError(`storage '${storage}' does not exist`);
+}
+
+/** Where a volume's file would live, for log lines. */
+export function volumePath(def: StorageSeed, volname: string): string {
+  const base = def.storage === "local" ? "/var/lib/vz" : `/mnt/pve/${def.storage}`;
+  return volname.startsWith("iso/")
+    ? `${base}/template/iso/${volname.slice(4)}`
+    : `${base}/images/${volname}`;
+}
+
+function contentRow(volume: Volume): Record<string, unknown> {
+  const row: Record<string, unknown> = {
+    volid: volume.volid,
+    format: volume.format,
+    size: volume.size,
+    ctime: volume.ctime,
+    content: volume.content,
+  };
+  if (volume.vmid !== undefined) {
+    row["vmid"] = volume.vmid;
+    row["used"] = volume.size;
+  }
+  return row;
+}
+
+export const storageRoutes: Route<SimContext>[] = [
+  {
+    method: "GET",
+    path: "/nodes/{node}/storage",
+    params: {
+      node: NODE,
+      content: { type: "string", optional: true },
+      enabled: { type: "boolean", optional: true },
+      format: { type: "boolean", optional: true },
+      storage: { type: "string", optional: true, format: "pve-storage-id" },
+      target: { type: "string", optional: true, format: "pve-node" },
+    },
+    handler: ({ sim, tokenId, params }) => {
+      const node = String(params["node"]);
+      const wanted = params["content"] === undefined ? [] : String(params["content"]).split(",");
+      return sim.cluster
+        .storagesOn(node)
+        .filter((s) => {
+          const path = `/storage/${s.storage}`;
+          if (
+            !hasPriv(sim, tokenId, path, "Datastore.Audit") &&
+            !hasPriv(sim, tokenId, path, "Datastore.AllocateSpace")
+          )
+            return false;
+          if (params["storage"] !== undefined && s.storage !== params["storage"]) return false;
+          const target = params["target"];
+          if (
+            target !== undefined &&
+            sim.cluster.storageOn(String(target), s.storage) === undefined
+          )
+            return false;
+          return wanted.every((c) => s.content.includes(c));
+        })
+        .map((s) => {
+          const total = s.totalBytes ?? 100 * 1024 ** 3;
+          const used = sim.cluster.volumesIn(node, s.storage).reduce((sum, v) => sum + v.size, 0);
+          return {
+            storage: s.storage,
+            type: s.type,
+            content: [...s.content].sort().join(","),
+            shared: s.shared ? 1 : 0,
+            active: 1,
+            enabled: 1,
+            total,
+            used,
+            avail: total - used,
+            used_fraction: used / total,
+          };
+        });
+    },
+  },
+  {
+    method: "GET",
+    path: "/nodes/{node}/storage/{storage}/content",
+    params: {
+      node: NODE,
+      storage: STORAGE,
+      content: {
+        type: "string",
+        optional: true,
+        enum: ["iso", "images", "rootdir", "vztmpl", "backup", "snippets", "import"],
+      },
+      vmid: { type: "integer", optional: true, format: "pve-vmid", min: 100, max: 999999999 },
+    },
+    permission: (sim, { tokenId, raw }) =>
+      requireAnyPriv(sim, tokenId, storagePath(raw), [
+        "Datastore.Audit",
+        "Datastore.AllocateSpace",
+      ]),
+    handler: ({ sim, params }) => {
+      const node = String(params["node"]);
+      const storage = String(params["storage"]);
+      storageOrDie(sim, node, storage);
+      return (
+        sim.cluster
+          .volumesIn(node, storage)
+          .filter((v) => params["content"] === undefined || v.content === params["content"])
+          // ISO listings are skipped when a vmid is given.
+          .filter((v) => params["vmid"] === undefined || v.vmid === params["vmid"])
+          .sort((a, b) => a.volid.localeCompare(b.volid))
+          .map(contentRow)
+      );
+    },
+  },
+  {
+    method: "DELETE",
+    path: "/nodes/{node}/storage/{storage}/content/{volume*}",
+    params: {
+      node: NODE,
+      storage: { type: "string", optional: true, format: "pve-storage-id" },
+      volume: { type: "string" },
+      delay: { type: "integer", optional: true, min: 1, max: 30 },
+    },
+    permission: (sim, { tokenId, raw }) =>
+      requirePrivs(sim, tokenId, storagePath(raw), ["Datastore.Allocate"]),
+    handler: async ({ sim, tokenId, params }) => {
+      const node = String(params["node"]);
+      const storage = String(params["storage"]);
+      const raw = String(params["volume"]);
+      const colon = raw.indexOf(":");
+      const volStorage = colon > 0 ? raw.slice(0, colon) : storage;
+      if (volStorage !== storage)
+        throw paramError({ volume: `storage ID mismatch (${volStorage} != ${storage})` });
+      const def = storageOrDie(sim, node, storage);
+      const volname = colon > 0 ? raw.slice(colon + 1) : raw;
+      const volid = `${storage}:${volname}`;
+      const owner = /^(?:.*\/)?(?:vm|base)-(\d+)-/.exec(volname)?.[1];
+      const id = owner === undefined ? storage : `${owner}@${storage}`;
+      // No reference check: an ISO still in a stopped VM's ide2 is deleted all the same.
+      const task = sim.tasks.start(node, "imgdel", id, tokenId, async (ctx) => {
+        await ctx.wait(1);
+        if (!sim.cluster.deleteVolume(node, volid)) {
+          ctx.log(`disk image '${volumePath(def, volname)}' does not exist`);
+        }
+        sim.changed();
+      });
+      const delay = params["delay"];
+      if (delay === undefined) return task.upid;
+      const deadline = Date.now() + Number(delay) * 1000;
+      while (task.status === "running" && Date.now() < deadline) await sim.tasks.sleep(20);
+      if (task.status === "running") return task.upid;
+      if (task.exitstatus === "OK") return null;
+      throw dieError(task.exitstatus ?? "unexpected status");
+    },
+  },
+];

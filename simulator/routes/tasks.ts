@@ -1,0 +1,70 @@
+import type { SimContext } from "../context.js";
+import { NODE, paramError, permError, Reply, type Params, type Route } from "../http/index.js";
+import type { TaskRecord } from "../model/types.js";
+
+const UPID_RE =
+  /^UPID:([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?):([0-9A-F]{8}):([0-9A-F]{8,9}):([0-9A-F]{8}):([^:\s/]+):([^:\s/]*):([^:\s/]+):$/;
+
+/** read_task_status/read_task_log's lookup: parse, find on the node, then owner or Sys.Audit. */
+function findTask(sim: SimContext, tokenId: string, params: Params): TaskRecord {
+  const upid = String(params["upid"]);
+  if (!UPID_RE.test(upid)) throw paramError({ upid: "unable to parse worker upid" });
+  const node = String(params["node"]);
+  const task = sim.tasks.tasks.get(upid);
+  if (task === undefined || task.node !== node) throw paramError({ upid: "no such task" });
+  const owner = task.user === tokenId || task.user === tokenId.split("!")[0];
+  if (!owner && !sim.tokens.has(tokenId, `/nodes/${node}`, "Sys.Audit")) {
+    throw permError(`/nodes/${node}, Sys.Audit`);
+  }
+  return task;
+}
+
+const TASK_PARAMS = { node: NODE, upid: { type: "string", maxLength: 256 } } as const;
+
+export const taskRoutes: Route<SimContext>[] = [
+  {
+    method: "GET",
+    path: "/nodes/{node}/tasks/{upid}/status",
+    params: TASK_PARAMS,
+    handler: ({ sim, tokenId, params }) => {
+      const task = findTask(sim, tokenId, params);
+      const bang = task.user.indexOf("!");
+      const data: Record<string, unknown> = {
+        upid: task.upid,
+        node: task.node,
+        pid: task.pid,
+        pstart: task.pstart,
+        starttime: task.starttime,
+        type: task.type,
+        id: task.id,
+        // Token tasks: the owner in `user`, the token name in `tokenid`.
+        user: bang < 0 ? task.user : task.user.slice(0, bang),
+        status: task.status,
+      };
+      if (bang >= 0) data["tokenid"] = task.user.slice(bang + 1);
+      if (task.exitstatus !== undefined) data["exitstatus"] = task.exitstatus;
+      return data;
+    },
+  },
+  {
+    method: "GET",
+    path: "/nodes/{node}/tasks/{upid}/log",
+    params: {
+      ...TASK_PARAMS,
+      start: { type: "integer", optional: true, min: 0 },
+      limit: { type: "integer", optional: true, min: 0 },
+      download: { type: "boolean", optional: true },
+    },
+    handler: ({ sim, tokenId, params }) => {
+      const task = findTask(sim, tokenId, params);
+      const lines = task.log.length === 0 ? ["no content"] : task.log;
+      const start = Number(params["start"] ?? 0);
+      const limit = Number(params["limit"] ?? 50);
+      const slice = limit === 0 ? lines.slice(start) : lines.slice(start, start + limit);
+      return new Reply(
+        slice.map((t, i) => ({ n: start + i + 1, t })),
+        { total: lines.length },
+      );
+    },
+  },
+];

@@ -1,0 +1,92 @@
+import { Agent, request } from "undici";
+import { startSimulator, type Simulator, type SimulatorOptions } from "../../../simulator/index.js";
+
+export interface ApiResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly text: string;
+  readonly body: Record<string, unknown> | null;
+  readonly headers: Record<string, string | string[] | undefined>;
+}
+
+/** A tiny PVE client for the simulator tests: form-encoded bodies, pinned CA, raw answers. */
+export class TestClient {
+  private readonly agent: Agent;
+
+  constructor(
+    readonly sim: Simulator,
+    private readonly token = sim.apiToken,
+  ) {
+    this.agent = new Agent({ connect: { ca: sim.caCertPem }, pipelining: 0 });
+  }
+
+  withToken(token: string): TestClient {
+    return new TestClient(this.sim, token);
+  }
+
+  async call(
+    method: string,
+    path: string,
+    params?: Record<string, string | number>,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse> {
+    const body =
+      params === undefined
+        ? undefined
+        : new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+    const res = await request(`${this.sim.url}/api2/json${path}`, {
+      method: method as "GET",
+      dispatcher: this.agent,
+      headers: {
+        ...(this.token === "" ? {} : { authorization: `PVEAPIToken=${this.token}` }),
+        ...(body === undefined ? {} : { "content-type": "application/x-www-form-urlencoded" }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body }),
+    });
+    const text = await res.body.text();
+    return {
+      status: res.statusCode,
+      statusText: (res as unknown as { statusText?: string }).statusText ?? "",
+      text,
+      body: text === "" ? null : (JSON.parse(text) as Record<string, unknown>),
+      headers: res.headers,
+    };
+  }
+
+  get(path: string): Promise<ApiResponse> {
+    return this.call("GET", path);
+  }
+
+  /** Polls a task until it stops; returns its final status data. */
+  async waitTask(node: string, upid: string): Promise<Record<string, unknown>> {
+    for (let i = 0; i < 500; i += 1) {
+      const res = await this.get(`/nodes/${node}/tasks/${encodeURIComponent(upid)}/status`);
+      const data = res.body?.["data"] as Record<string, unknown>;
+      if (data["status"] === "stopped") return data;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`task ${upid} did not finish`);
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+/** Starts a simulator with fast defaults and a client for it. */
+export async function startWithClient(
+  options: SimulatorOptions = {},
+): Promise<{ sim: Simulator; api: TestClient }> {
+  const sim = await startSimulator({
+    defaultTaskMs: 20,
+    guestBootMs: 20,
+    authFailureDelayMs: 50,
+    ...options,
+  });
+  return { sim, api: new TestClient(sim) };
+}
+
+export function data(res: ApiResponse): unknown {
+  return res.body?.["data"];
+}
