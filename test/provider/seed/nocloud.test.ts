@@ -195,6 +195,6 @@ describe("nocloud", () => {
   it("matches a no-MAC NIC to any e* interface", () => {
     expect(
       renderSeedDocuments(parse({ network: [{ dhcp4: true }] }), IDENTITY)["network-config"],
-    ).toBe("version: 2\nethernets:\n  nic0:\n    match:\n      name: \"e*\"\n    dhcp4: true\n");
+    ).toBe('version: 2\nethernets:\n  nic0:\n    match:\n      name: "e*"\n    dhcp4: true\n');
   });
 });
