@@ -1,0 +1,39 @@
+/**
+ * The dynamic provider of {@link ProxmoxVm}, as a module whose `exports` object *is* the
+ * provider ("module-as-provider"). Pulumi serializes it as
+ * `require("pulumi-proxmox/dynamic-provider")`: a few hundred bytes per resource, no captured
+ * credentials, and delete/refresh always run the installed code. Each method loads the runtime
+ * on first use, so a Pulumi program that only declares resources never loads undici or zod.
+ *
+ * This subpath is a state contract: it must keep its name and its exports forever.
+ */
+import type * as Runtime from "./runtime";
+
+type Props = Record<string, unknown>;
+
+// A plain `require` here (not an import) keeps the runtime out of the program's process.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const runtime = (): typeof Runtime => require("./runtime") as typeof Runtime;
+
+export function configure(request: { config: { get(key: string): string | undefined } }) {
+  return runtime().configure(request.config);
+}
+export function check(olds: Props, news: Props) {
+  return runtime().check(olds, news);
+}
+export function diff(id: string, olds: Props, news: Props) {
+  return runtime().diff(id, olds, news);
+}
+export function create(inputs: Props) {
+  return runtime().create(inputs);
+}
+export function read(id: string, props: Props) {
+  return runtime().read(id, props);
+}
+export function update(id: string, olds: Props, news: Props) {
+  return runtime().update(id, olds, news);
+}
+function remove(id: string, props: Props) {
+  return runtime().remove(id, props);
+}
+export { remove as delete };

@@ -1,0 +1,252 @@
+/**
+ * Brings an existing VM to the desired settings, step by step, each step idempotent: seed,
+ * config, disk, power, guest agent, and finally the "complete" mark. Create runs it right after
+ * the clone; update runs it for in-place changes and to finish a create that failed midway.
+ * Re-running it after any failure picks up where the last run stopped.
+ */
+import type { VmConfig } from "../api/proxmox-api";
+import type { OperationContext } from "../context";
+import { PermanentError, TransientError, hasCode } from "../errors";
+import { describe, markFor, readMark } from "../identity";
+import { normalizeTags } from "../inputs";
+import {
+  bootDisk,
+  cdromVolid,
+  diskSizeGiB,
+  formatNet0,
+  guestRunning,
+  parseNet0,
+  parseTags,
+} from "../state/vm-facts";
+import type { Naming, ResolvedInputs } from "./resolved-inputs";
+import { buildVmSeed, deleteSeedsEverywhere, ensureSeedUploaded } from "./seed-step";
+
+export interface VmLocation {
+  readonly node: string;
+  readonly vmid: number;
+}
+
+const AGENT_POLL_MS = 2_000;
+
+export async function converge(
+  ctx: OperationContext,
+  vm: VmLocation,
+  desired: ResolvedInputs,
+  naming: Naming,
+): Promise<void> {
+  const label = `VM ${vm.vmid} on ${vm.node}`;
+  const budget = desired.timeouts.taskMs;
+  const config = await ctx.api.vmConfig(vm.node, vm.vmid);
+  const previousSeed = cdromVolid(config.ide2);
+
+  // 1. The seed: built for the VM's real MAC, so network-config can match the NIC by address.
+  const mac = desired.network.mac ?? parseNet0(config.net0)?.mac;
+  const seed = buildVmSeed({
+    identity: naming.identity,
+    vmName: naming.vmName,
+    mac,
+    network: desired.network,
+    cloudInit: desired.cloudInit,
+  });
+  const seedVolid = await ensureSeedUploaded(
+    ctx,
+    { node: vm.node, vmid: vm.vmid, isoStorage: desired.isoStorage },
+    seed,
+    budget,
+  );
+  const seedChanged = previousSeed !== seedVolid;
+
+  // 2. Config: only the keys that differ, in one task.
+  const set = configChanges(config, desired, naming, { mac, seedVolid });
+  if (Object.keys(set).length > 0) {
+    ctx.progress(`${label}: configuring ${Object.keys(set).join(", ")}`);
+    const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, { set });
+    if (upid)
+      await ctx.waitForTask(vm.node, upid, { budgetMs: budget, step: `${label}: configuring` });
+  }
+
+  // 3. Disk: grow only; a shrink was refused by check and is refused again here.
+  await growDisk(ctx, vm, config, desired.diskSize, budget);
+
+  // 4. Power.
+  const status = await ctx.api.vmStatus(vm.node, vm.vmid);
+  const running = guestRunning(status.status, status.qmpstatus);
+  const needsReboot =
+    running && (seedChanged || "cores" in set || "memory" in set) && previousSeed !== undefined;
+  if (desired.started && !running) {
+    await powerTask(ctx, vm, "starting", () => ctx.api.startVm(vm.node, vm.vmid), budget);
+  } else if (!desired.started && running) {
+    await powerTask(
+      ctx,
+      vm,
+      "shutting down",
+      () => ctx.api.shutdownVm(vm.node, vm.vmid, 60),
+      budget,
+    );
+  } else if (needsReboot && desired.rebootPolicy === "allow") {
+    await powerTask(
+      ctx,
+      vm,
+      "rebooting to apply changes",
+      () => ctx.api.rebootVm(vm.node, vm.vmid),
+      budget,
+    );
+  } else if (needsReboot) {
+    ctx.warn(`${label}: changes wait for the next reboot (rebootPolicy is "never").`);
+  }
+
+  // 5. The old seed goes only once the new one is attached.
+  if (previousSeed !== undefined && seedChanged) {
+    await deleteSeedsEverywhere(
+      ctx,
+      { identity: naming.identity, vmid: vm.vmid, isoStorage: desired.isoStorage },
+      budget,
+      seedVolid,
+    );
+  }
+
+  // 6. The guest agent's addresses, when asked.
+  if (desired.started && desired.waitForIp) await waitForAddress(ctx, vm, desired.timeouts.agentMs);
+
+  // 7. Complete: from now on a create that finds this VM will not resume it.
+  if (readMark(config.description)?.phase !== "complete" || "description" in set) {
+    const description = describe(
+      desired.description,
+      markFor(naming.identity, naming.placement, "complete"),
+    );
+    if (description !== config.description) {
+      const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, { set: { description } });
+      if (upid)
+        await ctx.waitForTask(vm.node, upid, {
+          budgetMs: budget,
+          step: `${label}: marking complete`,
+        });
+    }
+  }
+}
+
+function configChanges(
+  config: VmConfig,
+  desired: ResolvedInputs,
+  naming: Naming,
+  seen: { mac: string | undefined; seedVolid: string },
+): Record<string, string | number> {
+  const set: Record<string, string | number> = {};
+  if (typeof desired.cores === "number" && config.cores !== desired.cores)
+    set["cores"] = desired.cores;
+  if (typeof desired.memory === "number" && Number(config.memory) !== desired.memory) {
+    set["memory"] = desired.memory;
+  }
+  const net0 = formatNet0(desired.network, seen.mac);
+  if (!sameNet0(config.net0, net0)) set["net0"] = net0;
+  if (!String(config.agent ?? "").match(/^(1|enabled=1)/)) set["agent"] = "1";
+  if (cdromVolid(config.ide2) !== seen.seedVolid) set["ide2"] = `${seen.seedVolid},media=cdrom`;
+  if (Array.isArray(desired.tags)) {
+    const tags = normalizeTags(desired.tags);
+    if (parseTags(config.tags).join(";") !== tags.join(";")) set["tags"] = tags.join(";");
+  }
+  const phase = readMark(config.description)?.phase ?? "creating";
+  const description = describe(
+    typeof desired.description === "string" ? desired.description : undefined,
+    markFor(naming.identity, naming.placement, phase),
+  );
+  if (config.description !== description) set["description"] = description;
+  return set;
+}
+
+function sameNet0(current: string | undefined, wanted: string): boolean {
+  const a = parseNet0(current);
+  const b = parseNet0(wanted);
+  return (
+    !!a &&
+    !!b &&
+    a.model === b.model &&
+    a.mac === b.mac &&
+    a.bridge === b.bridge &&
+    a.vlan === b.vlan
+  );
+}
+
+async function growDisk(
+  ctx: OperationContext,
+  vm: VmLocation,
+  config: VmConfig,
+  wantedGiB: number | string | undefined,
+  budgetMs: number,
+): Promise<void> {
+  if (typeof wantedGiB !== "number") return;
+  const disk = bootDisk(config);
+  const current = disk ? diskSizeGiB(String(config[disk])) : undefined;
+  if (!disk || current === undefined) {
+    throw new PermanentError(
+      "INVALID_PARAM",
+      `VM ${vm.vmid} on node ${vm.node} has no disk to resize; remove diskSize or fix the template.`,
+      vm,
+    );
+  }
+  if (wantedGiB === current) return;
+  if (wantedGiB < current) {
+    throw new PermanentError(
+      "INVALID_PARAM",
+      `VM ${vm.vmid} on node ${vm.node}: disk ${disk} is ${current} GiB and Proxmox cannot shrink disks; ` +
+        `set diskSize to ${current} or more.`,
+      vm,
+    );
+  }
+  ctx.progress(`VM ${vm.vmid} on ${vm.node}: growing ${disk} from ${current} to ${wantedGiB} GiB`);
+  const upid = await ctx.api.resizeDisk(vm.node, vm.vmid, disk, `${wantedGiB}G`);
+  if (upid)
+    await ctx.waitForTask(vm.node, upid, { budgetMs, step: `VM ${vm.vmid}: resizing ${disk}` });
+}
+
+async function powerTask(
+  ctx: OperationContext,
+  vm: VmLocation,
+  step: string,
+  dispatch: () => Promise<string>,
+  budgetMs: number,
+): Promise<void> {
+  const label = `VM ${vm.vmid} on ${vm.node}: ${step}`;
+  ctx.progress(label);
+  const upid = await dispatch();
+  await ctx.waitForTask(vm.node, upid, { budgetMs, step: label });
+}
+
+/** Polls the guest agent until it reports a non-loopback address, within the agent budget. */
+async function waitForAddress(
+  ctx: OperationContext,
+  vm: VmLocation,
+  budgetMs: number,
+): Promise<void> {
+  const started = ctx.now();
+  let lastProgress = 0;
+  for (;;) {
+    try {
+      const interfaces = await ctx.api.agentInterfaces(vm.node, vm.vmid);
+      const found = interfaces.some((i) =>
+        i.ipAddresses.some((a) => a.type === "ipv4" && !a.address.startsWith("127.")),
+      );
+      if (found) return;
+    } catch (error) {
+      // Before boot the agent is not running: that is the wait, not a failure.
+      if (!hasCode(error, "UNAVAILABLE") && !hasCode(error, "SERVER")) throw error;
+    }
+    const waited = ctx.now() - started;
+    if (waited >= budgetMs) {
+      throw new TransientError(
+        "TIMEOUT",
+        `VM ${vm.vmid} on node ${vm.node}: the guest agent reported no IPv4 address within ` +
+          `${Math.round(budgetMs / 1000)} s. Check that the template boots with cloud-init and that ` +
+          "qemu-guest-agent starts, or set waitForIp: false.",
+        vm,
+      );
+    }
+    if (waited - lastProgress >= 10_000 || lastProgress === 0) {
+      lastProgress = waited || 1;
+      ctx.progress(
+        `VM ${vm.vmid} on ${vm.node}: waiting for the guest agent (${Math.round(waited / 1000)} s)`,
+      );
+    }
+    await ctx.sleep(AGENT_POLL_MS);
+  }
+}

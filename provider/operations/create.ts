@@ -1,0 +1,103 @@
+/**
+ * create: find our own VM or clone a new one, then converge it and read it back.
+ *
+ * Resumable at every step: the mark (identity + phase) is written in the clone call, so a create
+ * retried after a crash finds the VM it started and carries on instead of cloning again. A VM
+ * that is already *complete* under our identity is not ours to take silently (lost state, or
+ * `--replace` with unchanged inputs): that needs `adopt: true` and a matching placement.
+ */
+import type { OperationContext } from "../context";
+import { PermanentError } from "../errors";
+import { describe, markFor, markMatches, probeOrder } from "../identity";
+import type { VmState } from "../state/vm-state";
+import { VmInitError } from "../vm-init-error";
+import { cloneNew } from "./clone";
+import { converge, type VmLocation } from "./converge";
+import { findOwnVm } from "./find-own-vm";
+import { observe } from "./observe";
+import { namingOf, type ResolvedInputs } from "./resolved-inputs";
+import { resolveTemplate } from "./resolve-template";
+
+/** How many VMIDs from the identity's slot a create may probe (and must inspect, for P4). */
+export const PROBE_WINDOW = 32;
+
+export async function createVm(
+  ctx: OperationContext,
+  inputs: ResolvedInputs,
+  stateExtras: Record<string, unknown> = {},
+): Promise<VmState> {
+  const naming = namingOf(inputs);
+  const probe =
+    typeof inputs.vmid === "number"
+      ? [inputs.vmid]
+      : probeOrder(naming.identity, inputs.vmidRange, PROBE_WINDOW);
+
+  const own = await findOwnVm(ctx, {
+    identity: naming.identity,
+    vmName: naming.vmName,
+    probe,
+    cloneBudgetMs: inputs.timeouts.cloneMs,
+  });
+
+  let vm: VmLocation;
+  if (own && own.mark.phase === "complete") {
+    if (!inputs.adopt) {
+      throw new PermanentError(
+        "CONFLICT",
+        `VM ${own.vmid} (${naming.vmName}) on node ${own.node} already carries this resource's identity ` +
+          "and is complete, but this stack does not know it (lost state, or --replace with unchanged " +
+          "inputs). Set `adopt: true` on the resource to take it over, or delete that VM.",
+        { node: own.node, vmid: own.vmid },
+      );
+    }
+    if (!markMatches(own.mark, naming.placement)) {
+      throw new PermanentError(
+        "CONFLICT",
+        `VM ${own.vmid} on node ${own.node} was created for another placement ` +
+          `(node ${own.mark.node}, template ${own.mark.template}); it is not adopted.`,
+        { node: own.node, vmid: own.vmid },
+      );
+    }
+    ctx.progress(`VM ${own.vmid} on ${own.node}: adopting (adopt: true)`);
+    vm = { node: own.node, vmid: own.vmid };
+  } else if (own) {
+    ctx.progress(`VM ${own.vmid} on ${own.node}: resuming an interrupted create`);
+    vm = { node: own.node, vmid: own.vmid };
+  } else {
+    const template = await resolveTemplate(ctx, inputs.template, inputs.node);
+    vm = await cloneNew(ctx, {
+      template,
+      node: inputs.node,
+      storage: inputs.storage,
+      vmName: naming.vmName,
+      description: describe(
+        typeof inputs.description === "string" ? inputs.description : undefined,
+        markFor(naming.identity, naming.placement, "creating"),
+      ),
+      probe,
+      range: inputs.vmidRange,
+      cloneBudgetMs: inputs.timeouts.cloneMs,
+    });
+  }
+
+  try {
+    await converge(ctx, vm, inputs, naming);
+    return await observe(ctx, vm, inputs, naming);
+  } catch (error) {
+    // The VM exists: hand it to Pulumi as a partial create, so nothing leaks and the next
+    // `up` finishes it (the engine forces an update of a resource with init errors).
+    throw new VmInitError(
+      vm.vmid,
+      {
+        ...stateExtras,
+        ...inputs,
+        identityHash: naming.identity,
+        vmid: vm.vmid,
+        vmName: naming.vmName,
+        currentNode: vm.node,
+        phase: "creating",
+      },
+      error,
+    );
+  }
+}

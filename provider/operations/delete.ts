@@ -1,0 +1,59 @@
+/**
+ * delete, in the seed report's order (CR1/P1/CR2): ownership check → stop → seed on every node
+ * → destroy. The VM goes last, so a failed seed delete leaves it (stopped) in place and the next
+ * delete finishes both; nothing is left that only a human would find.
+ */
+import type { OperationContext } from "../context";
+import { PermanentError, hasCode } from "../errors";
+import { readMark } from "../identity";
+import { guestRunning } from "../state/vm-facts";
+import type { VmState } from "../state/vm-state";
+import { deleteSeedsEverywhere } from "./seed-step";
+
+export async function deleteVm(ctx: OperationContext, state: VmState): Promise<void> {
+  const budget = state.timeouts.taskMs;
+  const owner = { identity: state.identityHash, vmid: state.vmid, isoStorage: state.isoStorage };
+  const row = (await ctx.listVms({ fresh: true })).find(
+    (vm) => vm.type === "qemu" && vm.vmid === state.vmid,
+  );
+  if (!row) {
+    // The VM is gone (by hand, or a delete that failed after the destroy): only its seed may remain.
+    await deleteSeedsEverywhere(ctx, owner, budget);
+    return;
+  }
+  const vm = { node: row.node, vmid: row.vmid };
+  const label = `VM ${vm.vmid} on ${vm.node}`;
+
+  try {
+    await ctx.withLock(`vm:${vm.vmid}`, async () => {
+      const config = await ctx.api.vmConfig(vm.node, vm.vmid);
+      const mark = readMark(config.description);
+      if (config.name !== state.vmName || mark?.id !== state.identityHash) {
+        throw new PermanentError(
+          "NOT_OURS",
+          `${label} is not the VM this resource created (name ${JSON.stringify(config.name ?? "")}, ` +
+            `expected ${state.vmName}); nothing was touched. If the VM was replaced by hand, remove ` +
+            "the resource from the state with `pulumi state delete`.",
+          vm,
+        );
+      }
+
+      const status = await ctx.api.vmStatus(vm.node, vm.vmid);
+      if (status.status !== "stopped" || guestRunning(status.status, status.qmpstatus)) {
+        ctx.progress(`${label}: stopping`);
+        const upid = await ctx.api.stopVm(vm.node, vm.vmid);
+        await ctx.waitForTask(vm.node, upid, { budgetMs: budget, step: `${label}: stopping` });
+      }
+
+      await deleteSeedsEverywhere(ctx, owner, budget);
+
+      ctx.progress(`${label}: destroying`);
+      const upid = await ctx.api.destroyVm(vm.node, vm.vmid);
+      await ctx.waitForTask(vm.node, upid, { budgetMs: budget, step: `${label}: destroying` });
+    });
+  } catch (error) {
+    // Gone midway (someone else finished the job): the goal is reached.
+    if (hasCode(error, "NOT_FOUND")) return;
+    throw error;
+  }
+}

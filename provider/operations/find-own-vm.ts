@@ -1,0 +1,83 @@
+/**
+ * Finds the VM that carries this resource's identity, before anything is cloned.
+ *
+ * - A VM listed under our deterministic name anywhere in the cluster is inspected.
+ * - A *nameless* entry inside our probe window is inspected too: PVE writes the name only when
+ *   a clone ends, so that is what our own interrupted clone looks like (seed report F8). Its
+ *   lock is waited out within the clone budget, then its mark decides.
+ * - An entry with someone else's name is never read, never waited on (CR3 + P2).
+ *
+ * Inspecting the whole window, not just the VMIDs before the first free one, is what closes P4:
+ * a crash mid-clone cannot yield a second VM because an earlier VMID was freed meanwhile.
+ */
+import type { ClusterVm, VmConfig } from "../api/proxmox-api";
+import type { OperationContext } from "../context";
+import { TransientError, hasCode } from "../errors";
+import { readMark, type Mark } from "../identity";
+
+export interface OwnVm {
+  readonly node: string;
+  readonly vmid: number;
+  readonly mark: Mark;
+  readonly config: VmConfig;
+}
+
+export interface FindOwnVmRequest {
+  readonly identity: string;
+  readonly vmName: string;
+  readonly probe: readonly number[];
+  readonly cloneBudgetMs: number;
+}
+
+const LOCK_POLL_MS = 1_000;
+
+export async function findOwnVm(
+  ctx: OperationContext,
+  request: FindOwnVmRequest,
+): Promise<OwnVm | undefined> {
+  const window = new Set(request.probe);
+  const listed = await ctx.listVms({ fresh: true });
+  const candidates = listed
+    .filter((vm) => vm.type === "qemu")
+    .filter((vm) => vm.name === request.vmName || (!vm.name && window.has(vm.vmid)))
+    .sort((a, b) => Number(b.name === request.vmName) - Number(a.name === request.vmName));
+
+  for (const vm of candidates) {
+    const config = await settledConfig(ctx, vm, request.cloneBudgetMs);
+    if (config === undefined) continue;
+    const mark = readMark(config.description);
+    if (mark?.id === request.identity) {
+      return { node: vm.node, vmid: vm.vmid, mark, config };
+    }
+  }
+  return undefined;
+}
+
+/** The config once no clone holds it; undefined when the VM vanished (a failed clone). */
+async function settledConfig(
+  ctx: OperationContext,
+  vm: ClusterVm,
+  budgetMs: number,
+): Promise<VmConfig | undefined> {
+  const deadline = ctx.now() + budgetMs;
+  for (;;) {
+    let config: VmConfig;
+    try {
+      config = await ctx.api.vmConfig(vm.node, vm.vmid);
+    } catch (error) {
+      if (hasCode(error, "NOT_FOUND")) return undefined;
+      throw error;
+    }
+    if (config.lock !== "clone") return config;
+    if (ctx.now() >= deadline) {
+      throw new TransientError(
+        "LOCKED",
+        `VM ${vm.vmid} on node ${vm.node} is still being cloned after ${Math.round(budgetMs / 1000)} s; ` +
+          "it may be this resource's own interrupted clone. Run the update again once the clone task ends.",
+        { node: vm.node, vmid: vm.vmid, lock: "clone" },
+      );
+    }
+    ctx.progress(`VM ${vm.vmid} on ${vm.node}: waiting for a clone in progress to finish`);
+    await ctx.sleep(LOCK_POLL_MS);
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * What a VM looks like on PVE right now, as outputs: the managed settings observed (so a refresh
+ * shows drift), plus status, MAC, addresses and the seed. Shared by create, update and read, so
+ * all three report the same facts the same way.
+ */
+import type { VmConfig } from "../api/proxmox-api";
+import type { OperationContext } from "../context";
+import { hasCode } from "../errors";
+import { readMark, userDescription } from "../identity";
+import { VM_STATE_VERSION, type VmState } from "../state/vm-state";
+import {
+  bootDisk,
+  cdromVolid,
+  diskSizeGiB,
+  guestRunning,
+  parseNet0,
+  parseTags,
+} from "../state/vm-facts";
+import type { VmLocation } from "./converge";
+import type { Naming, ResolvedInputs } from "./resolved-inputs";
+
+export async function observe(
+  ctx: OperationContext,
+  vm: VmLocation,
+  inputs: ResolvedInputs,
+  naming: Naming,
+  knownConfig?: VmConfig,
+): Promise<VmState> {
+  const [config, status] = await Promise.all([
+    knownConfig ?? ctx.api.vmConfig(vm.node, vm.vmid),
+    ctx.api.vmStatus(vm.node, vm.vmid),
+  ]);
+  const running = guestRunning(status.status, status.qmpstatus);
+  const addresses = running && config.agent ? await guestAddresses(ctx, vm) : { v4: [], v6: [] };
+  const net0 = parseNet0(config.net0);
+  const disk = bootDisk(config);
+  const seedVolid = cdromVolid(config.ide2);
+  const mark = readMark(config.description);
+
+  return {
+    ...inputs,
+    schemaVersion: VM_STATE_VERSION,
+    identityHash: naming.identity,
+    // The placement is the one the mark records: it is what this VM was created for.
+    node: mark?.node ?? inputs.node,
+    template: mark?.template ?? inputs.template,
+    storage: mark ? mark.storage : inputs.storage,
+    isoStorage: mark?.isoStorage ?? inputs.isoStorage,
+    cores: typeof inputs.cores === "number" ? Number(config.cores ?? 1) : undefined,
+    memory: typeof inputs.memory === "number" ? Number(config.memory ?? 512) : undefined,
+    diskSize:
+      typeof inputs.diskSize === "number" && disk ? diskSizeGiB(String(config[disk])) : undefined,
+    network: {
+      ...inputs.network,
+      bridge: net0?.bridge ?? inputs.network.bridge,
+      ...(net0?.vlan === undefined ? {} : { vlan: net0.vlan }),
+      ...(inputs.network.mac === undefined ? {} : { mac: net0?.mac ?? inputs.network.mac }),
+    },
+    tags: Array.isArray(inputs.tags) ? parseTags(config.tags) : undefined,
+    description:
+      typeof inputs.description === "string" ? userDescription(config.description) : undefined,
+    started: running,
+    vmid: vm.vmid,
+    vmName: config.name ?? naming.vmName,
+    currentNode: vm.node,
+    status: status.qmpstatus && status.status === "running" ? status.qmpstatus : status.status,
+    macAddress: net0?.mac,
+    ipv4Addresses: addresses.v4,
+    ipv6Addresses: addresses.v6,
+    seedVolid,
+  } as VmState;
+}
+
+async function guestAddresses(
+  ctx: OperationContext,
+  vm: VmLocation,
+): Promise<{ v4: string[]; v6: string[] }> {
+  try {
+    const interfaces = await ctx.api.agentInterfaces(vm.node, vm.vmid);
+    const all = interfaces
+      .filter((i) => i.name !== "lo")
+      .flatMap((i) => i.ipAddresses)
+      .filter((a) => !a.address.startsWith("127.") && a.address !== "::1");
+    return {
+      v4: all.filter((a) => a.type === "ipv4").map((a) => a.address),
+      v6: all.filter((a) => a.type === "ipv6").map((a) => a.address),
+    };
+  } catch (error) {
+    // A guest still booting has no agent yet: no addresses is the truthful answer.
+    if (hasCode(error, "UNAVAILABLE") || hasCode(error, "SERVER")) return { v4: [], v6: [] };
+    throw error;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Inputs as create and update see them: parsed, defaults applied, and known (the engine never
+ * calls create or update with unknown values).
+ */
+import type { VmInputs } from "../inputs";
+import { identityOf, vmNameFor, type Placement } from "../identity";
+
+export type ResolvedInputs = VmInputs & {
+  readonly node: string;
+  readonly template: string | number;
+  readonly storage?: string | undefined;
+  readonly isoStorage: string;
+  readonly started: boolean;
+};
+
+export interface Naming {
+  readonly placement: Placement;
+  readonly identity: string;
+  readonly vmName: string;
+}
+
+export function namingOf(inputs: ResolvedInputs): Naming {
+  const placement: Placement = {
+    node: inputs.node,
+    template: inputs.template,
+    storage: inputs.storage,
+    isoStorage: inputs.isoStorage,
+  };
+  const identity = identityOf(inputs.identity, placement);
+  const vmName =
+    typeof inputs.name === "string" ? inputs.name : vmNameFor(inputs.identity, identity);
+  return { placement, identity, vmName };
+}
+
+/** The naming a VM was created with, as its state recorded it (never recomputed later). */
+export function namingFromState(
+  state: { identityHash: string; vmName: string },
+  inputs: ResolvedInputs,
+): Naming {
+  return {
+    placement: {
+      node: inputs.node,
+      template: inputs.template,
+      storage: inputs.storage,
+      isoStorage: inputs.isoStorage,
+    },
+    identity: state.identityHash,
+    vmName: state.vmName,
+  };
+}

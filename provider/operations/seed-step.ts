@@ -1,0 +1,88 @@
+/**
+ * The NoCloud seed on PVE: build it, upload it once (its name is content-addressed, so an
+ * unchanged seed is found and not uploaded again), and delete it on every node that has the ISO
+ * storage — the delete order of the seed report's CR1/P1: a refused privilege fails the call,
+ * a node that is down or lacks the storage is skipped.
+ */
+import type { OperationContext } from "../context";
+import { PermanentError, isPermanent, isTransient } from "../errors";
+import { buildVmSeed, isSeedOf, type VmSeed, type VmSeedRequest } from "./vm-seed";
+
+export type { VmSeed, VmSeedRequest };
+export { buildVmSeed };
+
+/** Uploads the seed to the node's ISO storage unless it is already there; returns its volid. */
+export async function ensureSeedUploaded(
+  ctx: OperationContext,
+  where: { node: string; vmid: number; isoStorage: string },
+  seed: VmSeed,
+  budgetMs: number,
+): Promise<string> {
+  const volid = `${where.isoStorage}:iso/${seed.filename}`;
+  const present = await ctx.api.storageContent(where.node, where.isoStorage, "iso");
+  if (present.some((v) => v.volid === volid)) return volid;
+
+  const upid = await ctx.api.uploadIso(where.node, where.isoStorage, {
+    filename: seed.filename,
+    bytes: seed.bytes,
+  });
+  await ctx.waitForTask(where.node, upid, {
+    budgetMs,
+    step: `VM ${where.vmid} on ${where.node}: uploading seed ${seed.filename}`,
+  });
+  return volid;
+}
+
+/**
+ * Deletes this VM's seed ISOs (every file its identity owns, but `keep`) on every node that has
+ * the ISO storage. A shared storage is the same on every node and is cleaned once.
+ */
+export async function deleteSeedsEverywhere(
+  ctx: OperationContext,
+  owner: { identity: string; vmid: number; isoStorage: string },
+  budgetMs: number,
+  keep?: string,
+): Promise<void> {
+  const nodes = await ctx.api.nodes();
+  const cleanedShared = new Set<string>();
+  for (const { node, status } of nodes) {
+    if (status !== "online") continue;
+    try {
+      const storages = await ctx.api.nodeStorages(node);
+      const storage = storages.find((s) => s.storage === owner.isoStorage);
+      if (!storage || !storage.enabled || !storage.content.includes("iso")) continue;
+      if (storage.shared && cleanedShared.has(storage.storage)) continue;
+      if (storage.shared) cleanedShared.add(storage.storage);
+
+      const volumes = await ctx.api.storageContent(node, owner.isoStorage, "iso");
+      for (const volume of volumes) {
+        if (volume.volid === keep || !isSeedOf(volume.volid, owner.identity)) continue;
+        ctx.progress(`VM ${owner.vmid}: deleting seed ${volume.volid} on ${node}`);
+        const upid = await ctx.api.deleteVolume(node, owner.isoStorage, volume.volid);
+        if (upid) {
+          await ctx.waitForTask(node, upid, {
+            budgetMs,
+            step: `VM ${owner.vmid}: deleting seed ${volume.volid} on ${node}`,
+          });
+        }
+      }
+    } catch (error) {
+      if (isPermanent(error) && error.code !== "NOT_FOUND") {
+        throw new PermanentError(
+          error.code,
+          `Could not delete the seed ISO of VM ${owner.vmid} on node ${node}: ${error.message}. ` +
+            "The VM is kept (stopped) so the next destroy can finish both.",
+          { ...error.context, node, vmid: owner.vmid },
+          { cause: error },
+        );
+      }
+      // A node that is down or busy cannot hold our only copy of a shared seed, and a local
+      // seed there is cleaned by the next delete or by `pulumi-proxmox sweep`.
+      if (isTransient(error)) {
+        ctx.warn(`Skipped seed clean-up on node ${node} for VM ${owner.vmid}: ${error.message}`);
+        continue;
+      }
+      if (!isPermanent(error)) throw error;
+    }
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * update: in-place changes (cores, memory, disk growth, tags, description, power, network,
+ * cloud-init re-seed) by converging the existing VM, then reading it back. Also how a create
+ * that failed midway is finished: the engine sends a resource with init errors to update.
+ */
+import type { OperationContext } from "../context";
+import { PermanentError } from "../errors";
+import { readMark } from "../identity";
+import type { VmState } from "../state/vm-state";
+import { VmInitError } from "../vm-init-error";
+import { converge } from "./converge";
+import { observe } from "./observe";
+import { namingFromState, type ResolvedInputs } from "./resolved-inputs";
+
+export async function updateVm(
+  ctx: OperationContext,
+  olds: VmState,
+  news: ResolvedInputs,
+  stateExtras: Record<string, unknown> = {},
+): Promise<VmState> {
+  const naming = namingFromState(olds, news);
+  const vm = { node: olds.currentNode, vmid: olds.vmid };
+  try {
+    return await ctx.withLock(`vm:${vm.vmid}`, async () => {
+      const config = await ctx.api.vmConfig(vm.node, vm.vmid);
+      if (readMark(config.description)?.id !== naming.identity) {
+        throw new PermanentError(
+          "NOT_OURS",
+          `VM ${vm.vmid} on node ${vm.node} no longer carries this resource's mark; nothing was ` +
+            "changed. Run `pulumi refresh` to see what happened to it.",
+          vm,
+        );
+      }
+      await converge(ctx, vm, news, naming);
+      return await observe(ctx, vm, news, naming);
+    });
+  } catch (error) {
+    if (error instanceof PermanentError && error.code === "NOT_OURS") throw error;
+    // Keep the VM in state with the new inputs, so the next `up` retries the update.
+    throw new VmInitError(vm.vmid, { ...olds, ...stateExtras, ...news }, error);
+  }
+}

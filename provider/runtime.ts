@@ -1,0 +1,152 @@
+/**
+ * The provider process's side of the glue: configuration, the one OperationContext per process,
+ * and the mapping between Pulumi's dynamic-provider calls and the operations. Loaded lazily by
+ * dynamic-provider.ts, only inside the provider process, from this package's own node_modules
+ * path — so module-level state here really is shared by every resource of the deployment.
+ *
+ * @internal
+ */
+import { coalescedApi, sharedListingCoalescer } from "./api/coalesced-api";
+import { HttpProxmoxApi } from "./api/http-api";
+import { waitForTask } from "./api/tasks";
+import { tracedApi } from "./api/traced-api";
+import { parseConnectionConfig } from "./config";
+import type { OperationContext } from "./context";
+import { KeyedLock } from "./lock";
+import { checkVm } from "./operations/check";
+import { createVm } from "./operations/create";
+import { deleteVm } from "./operations/delete";
+import { diffVm } from "./operations/diff";
+import { readVm } from "./operations/read";
+import type { ResolvedInputs } from "./operations/resolved-inputs";
+import { updateVm } from "./operations/update";
+import { systemClock } from "./retry";
+import { parseVmState } from "./state/vm-state";
+
+type Props = Record<string, unknown>;
+
+interface ConfigReader {
+  get(key: string): string | undefined;
+}
+
+let ready: Promise<OperationContext> | undefined;
+
+/**
+ * Called once per provider process with the stack config. Stores a promise, awaited by every
+ * call: the host caches the provider before `configure` settles (measured race, see the notes).
+ */
+export function configure(config: ConfigReader): Promise<void> {
+  ready = Promise.resolve().then(() => buildContext(config));
+  // The failure is reported by the first operation that needs the context, with its own message.
+  ready.catch(() => undefined);
+  return Promise.resolve();
+}
+
+function context(): Promise<OperationContext> {
+  ready ??= Promise.resolve().then(() => buildContext({ get: () => undefined }));
+  return ready;
+}
+
+function buildContext(config: ConfigReader): OperationContext {
+  const connection = parseConnectionConfig({
+    endpoint: config.get("proxmox:endpoint"),
+    apiToken: config.get("proxmox:apiToken"),
+    apiTokenFile: config.get("proxmox:apiTokenFile"),
+    caCert: config.get("proxmox:caCert"),
+    insecure: config.get("proxmox:insecure"),
+  });
+  const debug = process.env["PULUMI_PROXMOX_DEBUG"] === "1";
+  const http = new HttpProxmoxApi({ connection, logger: { warn: (m: string) => console.warn(m) } });
+  const traced = tracedApi(http, { debug: (m) => (debug ? console.error(m) : undefined) });
+  const coalescer = sharedListingCoalescer(connection.origin);
+  const api = coalescedApi(traced, coalescer);
+  const lock = new KeyedLock();
+
+  return {
+    api,
+    listVms: async (options) => {
+      if (options?.fresh) coalescer.invalidate();
+      return api.clusterVms();
+    },
+    waitForTask: async (node, upid, options) => {
+      const result = await waitForTask(api, node, upid, {
+        budgetMs: options.budgetMs,
+        logger: { warn: (m) => console.warn(`pulumi-proxmox: ${options.step}: ${m}`) },
+        onProgress: progressEvery(15_000, (elapsedMs) =>
+          console.log(`pulumi-proxmox: ${options.step} (${Math.round(elapsedMs / 1000)} s)`),
+        ),
+      });
+      return { warnings: result.warnings };
+    },
+    withLock: async (key, fn) => {
+      const release = await lock.acquire(key);
+      try {
+        return await fn();
+      } finally {
+        release();
+      }
+    },
+    // The engine shows the dynamic provider's stdout as info lines: the user's progress view.
+    progress: (message) => console.log(`pulumi-proxmox: ${message}`),
+    warn: (message) => console.warn(`pulumi-proxmox: warning: ${message}`),
+    sleep: (ms) => systemClock.sleep(ms),
+    now: () => systemClock.now(),
+  };
+}
+
+function progressEvery(intervalMs: number, emit: (elapsedMs: number) => void) {
+  let next = intervalMs;
+  return (_status: unknown, elapsedMs: number) => {
+    if (elapsedMs >= next) {
+      next = elapsedMs + intervalMs;
+      emit(elapsedMs);
+    }
+  };
+}
+
+export async function check(olds: Props, news: Props) {
+  return checkVm(olds, news);
+}
+
+export async function diff(_id: string, olds: Props, news: Props) {
+  const result = diffVm(olds, news);
+  return {
+    changes: result.changes,
+    replaces: result.replaces,
+    deleteBeforeReplace: result.deleteBeforeReplace,
+  };
+}
+
+export async function create(inputs: Props) {
+  const ctx = await context();
+  const state = await createVm(ctx, resolved(inputs), providerOf(inputs));
+  return { id: String(state.vmid), outs: { ...providerOf(inputs), ...state } };
+}
+
+export async function read(id: string, props: Props) {
+  const ctx = await context();
+  const state = await readVm(ctx, parseVmState(props));
+  if (state === undefined) return { id: "", props: {} };
+  return { id, props: { ...providerOf(props), ...state } };
+}
+
+export async function update(_id: string, olds: Props, news: Props) {
+  const ctx = await context();
+  const state = await updateVm(ctx, parseVmState(olds), resolved(news), providerOf(news));
+  return { outs: { ...providerOf(news), ...state } };
+}
+
+export async function remove(_id: string, props: Props): Promise<void> {
+  const ctx = await context();
+  await deleteVm(ctx, parseVmState(props));
+}
+
+/** Create and update get the inputs `check` returned: parsed, with defaults, all known. */
+function resolved(inputs: Props): ResolvedInputs {
+  return checkVm({}, inputs).inputs as ResolvedInputs;
+}
+
+/** `__provider` must travel with every output set (a partial create's included). */
+function providerOf(props: Props): Props {
+  return props["__provider"] === undefined ? {} : { __provider: props["__provider"] };
+}

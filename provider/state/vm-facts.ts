@@ -1,0 +1,85 @@
+/**
+ * Pure readings of PVE's config and status values. One rule per fact, shared by create, read,
+ * update and delete (the seed report's CR9: the "guest running" rule lives in one place).
+ */
+import type { NetworkInputs } from "../inputs";
+
+/** A guest counts as running only when PVE says running and QMP does not say otherwise. */
+export function guestRunning(status: string, qmpstatus: string | undefined): boolean {
+  return (
+    status === "running" && (qmpstatus === undefined || qmpstatus === "" || qmpstatus === "running")
+  );
+}
+
+export interface Net0 {
+  readonly model: string;
+  readonly mac?: string | undefined;
+  readonly bridge?: string | undefined;
+  readonly vlan?: number | undefined;
+}
+
+/** `virtio=BC:24:11:AA:BB:CC,bridge=vmbr0,tag=20,firewall=1` → its parts. */
+export function parseNet0(value: string | undefined): Net0 | undefined {
+  if (!value) return undefined;
+  const parts = value.split(",");
+  const [model, mac] = (parts[0] ?? "").split("=");
+  const option = (key: string) => parts.find((p) => p.startsWith(`${key}=`))?.slice(key.length + 1);
+  const tag = option("tag");
+  return {
+    model: model ?? "virtio",
+    mac: mac?.toUpperCase(),
+    bridge: option("bridge"),
+    vlan: tag === undefined ? undefined : Number(tag),
+  };
+}
+
+/** The net0 value to write; keeps the current MAC unless the user pinned one. */
+export function formatNet0(network: NetworkInputs, currentMac: string | undefined): string {
+  const mac = network.mac ?? currentMac;
+  const head = mac ? `${network.model}=${mac.toUpperCase()}` : network.model;
+  const vlan = network.vlan === undefined ? "" : `,tag=${network.vlan}`;
+  return `${head},bridge=${network.bridge}${vlan}`;
+}
+
+const DISK_KEYS = /^(scsi|virtio|sata|ide)\d+$/;
+
+/** The boot disk: the first drive in `boot: order=` that is a disk, else the first disk key. */
+export function bootDisk(config: Readonly<Record<string, unknown>>): string | undefined {
+  const isDisk = (key: string) =>
+    DISK_KEYS.test(key) &&
+    typeof config[key] === "string" &&
+    !String(config[key]).includes("media=cdrom");
+  const order =
+    String(config["boot"] ?? "")
+      .match(/order=([^,]+)/)?.[1]
+      ?.split(";") ?? [];
+  return order.find(isDisk) ?? Object.keys(config).filter(isDisk).sort()[0];
+}
+
+/** `shared:vm-100-disk-0,size=20G` → 20 (GiB, rounded up). */
+export function diskSizeGiB(value: string | undefined): number | undefined {
+  const match = value?.match(/(?:^|,)size=(\d+(?:\.\d+)?)([KMGT]?)(?:,|$)/);
+  if (!match?.[1]) return undefined;
+  const factor =
+    { "": 1 / 1024 ** 3, K: 1 / 1024 ** 2, M: 1 / 1024, G: 1, T: 1024 }[match[2] ?? ""] ?? 1;
+  return Math.ceil(Number(match[1]) * factor);
+}
+
+/** `local:iso/pp-x.iso,media=cdrom` → `local:iso/pp-x.iso`; undefined for an empty drive. */
+export function cdromVolid(ide2: string | undefined): string | undefined {
+  const volid = ide2?.split(",")[0];
+  return volid && volid !== "none" && volid !== "cdrom" ? volid : undefined;
+}
+
+/** PVE stores tags joined with `;` (older hosts verbatim): → a normalised list. */
+export function parseTags(value: string | undefined): string[] {
+  if (!value) return [];
+  return [
+    ...new Set(
+      value
+        .split(/[;,\s]+/)
+        .filter(Boolean)
+        .map((t) => t.toLowerCase()),
+    ),
+  ].sort();
+}

@@ -1,0 +1,90 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { TransientError } from "../../../provider/errors";
+import { checkVm } from "../../../provider/operations/check";
+import { createVm } from "../../../provider/operations/create";
+import { readVm } from "../../../provider/operations/read";
+import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
+import type { VmState } from "../../../provider/state/vm-state";
+import { FakeProxmoxApi } from "../../support/fake-api";
+import { testContext } from "../../support/test-context";
+
+const inputs = checkVm(
+  {},
+  {
+    identity: { project: "infra", stack: "dev", name: "app" },
+    node: "pve1",
+    template: 9000,
+    cores: 2,
+  },
+).inputs as ResolvedInputs;
+
+describe("readVm", () => {
+  let api: FakeProxmoxApi;
+  let state: VmState;
+  beforeEach(async () => {
+    api = new FakeProxmoxApi();
+    state = await createVm(testContext(api), inputs);
+    api.calls.length = 0;
+  });
+
+  it("reads an untouched VM back as the state it was created with", async () => {
+    expect(await readVm(testContext(api), state)).toEqual(state);
+  });
+
+  it("reports cores changed out of band", async () => {
+    const vm = api.vms.get(state.vmid);
+    if (vm) vm.config["cores"] = 8;
+    expect(await readVm(testContext(api), state)).toMatchObject({ cores: 8 });
+  });
+
+  it("reports a VM stopped out of band as not started", async () => {
+    const vm = api.vms.get(state.vmid);
+    if (vm) vm.status = "stopped";
+    expect(await readVm(testContext(api), state)).toMatchObject({
+      started: false,
+      status: "stopped",
+      ipv4Addresses: [],
+    });
+  });
+
+  it("follows a VM moved to another node and reports where it runs now", async () => {
+    const vm = api.vms.get(state.vmid);
+    if (vm) vm.node = "pve2";
+    expect(await readVm(testContext(api), state)).toMatchObject({
+      node: "pve1",
+      currentNode: "pve2",
+    });
+  });
+
+  it("reads a deleted VM as gone", async () => {
+    api.vms.delete(state.vmid);
+    expect(await readVm(testContext(api), state)).toBeUndefined();
+  });
+
+  it("reads a VMID reused by someone else's VM as gone", async () => {
+    const vm = api.vms.get(state.vmid);
+    if (vm) vm.config = { name: "reused", description: "not ours" };
+    expect(await readVm(testContext(api), state)).toBeUndefined();
+  });
+
+  it("answers Transient, naming both causes, when the listing says unknown and the node does not answer", async () => {
+    api.listingOverride = (rows) =>
+      rows.map((r) => (r.vmid === state.vmid ? { ...r, status: "unknown" } : r));
+    api.failNext(
+      "vmConfig",
+      new TransientError("UNAVAILABLE", "595 No route to host", { node: "pve1" }),
+    );
+    const error = await readVm(testContext(api), state).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransientError);
+    expect(error).toMatchObject({
+      message: `VM ${state.vmid} is listed with status unknown: its node pve1 is not answering, or the VM is too new to be reported yet. Retry in a few seconds.`,
+    });
+  });
+
+  it("needs one listing, one config and one status read per running VM, plus the agent", async () => {
+    await readVm(testContext(api), state);
+    expect(api.calls.map((c) => c.method).sort()).toEqual(
+      ["agentInterfaces", "clusterVms", "vmConfig", "vmStatus"].sort(),
+    );
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import {
+  bootDisk,
+  cdromVolid,
+  diskSizeGiB,
+  formatNet0,
+  guestRunning,
+  parseNet0,
+  parseTags,
+} from "../../../provider/state/vm-facts";
+
+describe("guestRunning", () => {
+  it.each([
+    ["running", "running", true],
+    ["running", undefined, true],
+    ["running", "", true],
+    ["running", "paused", false],
+    ["running", "prelaunch", false],
+    ["stopped", "stopped", false],
+    ["stopped", undefined, false],
+  ] as const)("status %s with qmpstatus %s is %s", (status, qmp, expected) => {
+    expect(guestRunning(status, qmp)).toBe(expected);
+  });
+});
+
+describe("net0", () => {
+  it("reads model, MAC, bridge and VLAN from PVE's property string", () => {
+    expect(parseNet0("virtio=bc:24:11:aa:bb:cc,bridge=vmbr0,tag=20,firewall=1")).toEqual({
+      model: "virtio",
+      mac: "BC:24:11:AA:BB:CC",
+      bridge: "vmbr0",
+      vlan: 20,
+    });
+  });
+
+  it("keeps the current MAC unless one is pinned", () => {
+    const network = { bridge: "vmbr1", model: "virtio" as const, ipv4: "dhcp" as const };
+    expect(formatNet0(network, "BC:24:11:00:00:01")).toBe("virtio=BC:24:11:00:00:01,bridge=vmbr1");
+    expect(formatNet0({ ...network, mac: "bc:24:11:00:00:09", vlan: 7 }, "BC:24:11:00:00:01")).toBe(
+      "virtio=BC:24:11:00:00:09,bridge=vmbr1,tag=7",
+    );
+  });
+});
+
+describe("disks", () => {
+  it("finds the boot disk from the boot order, skipping CD-ROMs", () => {
+    expect(
+      bootDisk({
+        boot: "order=ide2;virtio0;net0",
+        ide2: "local:iso/x.iso,media=cdrom",
+        virtio0: "s:vm-1-disk-0,size=8G",
+      }),
+    ).toBe("virtio0");
+    expect(bootDisk({ scsi1: "s:b,size=1G", scsi0: "s:a,size=2G" })).toBe("scsi0");
+  });
+
+  it.each([
+    ["shared:vm-100-disk-0,size=20G", 20],
+    ["shared:vm-100-disk-0,size=512M", 1],
+    ["shared:vm-100-disk-0,size=2T,ssd=1", 2048],
+    ["shared:vm-100-disk-0", undefined],
+  ])("reads the size of %s as %s GiB", (value, expected) => {
+    expect(diskSizeGiB(value)).toBe(expected);
+  });
+});
+
+describe("cdromVolid and tags", () => {
+  it("reads the ISO behind ide2 and nothing for an empty drive", () => {
+    expect(cdromVolid("local:iso/pp-a-b.iso,media=cdrom")).toBe("local:iso/pp-a-b.iso");
+    expect(cdromVolid("none,media=cdrom")).toBeUndefined();
+  });
+
+  it("normalises tags as PVE 7.3+ stores them", () => {
+    expect(parseTags("b;A a,b")).toEqual(["a", "b"]);
+  });
+});

@@ -1,0 +1,288 @@
+/**
+ * An in-memory ProxmoxApi for fast operation tests. It keeps just enough of PVE's behaviour for
+ * the operations' branches (VMs with config and status, clone locks, ISO volumes per storage,
+ * tasks that end at once or as scripted) and records every call. Failures are scripted per
+ * method. Fidelity to PVE itself is the simulator's job, tested through the real HTTP client.
+ */
+import type {
+  CloneRequest,
+  ClusterNode,
+  ClusterVm,
+  ConfigUpdate,
+  GuestInterface,
+  IsoUpload,
+  NodeStorage,
+  Permissions,
+  ProxmoxApi,
+  ProxmoxVersion,
+  StorageVolume,
+  TaskLogLine,
+  TaskStatus,
+  Upid,
+  VmConfig,
+  VmStatus,
+} from "../../provider/api/proxmox-api";
+import { PermanentError } from "../../provider/errors";
+
+export interface FakeVm {
+  node: string;
+  config: Record<string, string | number | boolean | undefined>;
+  status: "running" | "stopped";
+  template?: boolean;
+}
+
+type Method = keyof ProxmoxApi;
+
+export class FakeProxmoxApi implements ProxmoxApi {
+  readonly vms = new Map<number, FakeVm>();
+  /** Volumes by `<node>/<storage>`; a shared storage uses `*` as its node. */
+  readonly volumes = new Map<string, Set<string>>();
+  readonly calls: { method: Method; args: unknown[] }[] = [];
+  readonly nodeList: ClusterNode[] = [
+    { node: "pve1", status: "online" },
+    { node: "pve2", status: "online" },
+  ];
+  readonly storages: NodeStorage[] = [
+    {
+      storage: "local",
+      type: "dir",
+      content: ["iso", "vztmpl"],
+      shared: false,
+      active: true,
+      enabled: true,
+    },
+    {
+      storage: "shared",
+      type: "nfs",
+      content: ["images", "iso"],
+      shared: true,
+      active: true,
+      enabled: true,
+    },
+  ];
+  /** Listing rows to hide or override, to model the listing's lag. */
+  listingOverride: ((rows: ClusterVm[]) => ClusterVm[]) | undefined;
+  /** Exit status of the next tasks, in order; `OK` once empty. */
+  readonly taskOutcomes: string[] = [];
+  readonly #failures = new Map<Method, Error[]>();
+  readonly #tasks = new Map<Upid, { node: string; exitstatus: string }>();
+  #macCounter = 0;
+  #upidCounter = 0;
+
+  constructor() {
+    this.addVm(9000, {
+      node: "pve1",
+      template: true,
+      status: "stopped",
+      config: {
+        name: "debian-12-cloud",
+        template: true,
+        scsi0: "shared:base-9000-disk-0,size=2G",
+        net0: "virtio=BC:24:11:00:00:00,bridge=vmbr0",
+        boot: "order=scsi0",
+        agent: "1",
+        cores: 1,
+        memory: 512,
+      },
+    });
+  }
+
+  addVm(vmid: number, vm: FakeVm): void {
+    this.vms.set(vmid, vm);
+  }
+
+  /** The next `count` calls of `method` reject with `error`. */
+  failNext(method: Method, error: Error, count = 1): void {
+    const queue = this.#failures.get(method) ?? [];
+    for (let i = 0; i < count; i++) queue.push(error);
+    this.#failures.set(method, queue);
+  }
+
+  callsOf(method: Method): unknown[][] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args);
+  }
+
+  isosOn(storage: string, node = "*"): string[] {
+    return [...(this.volumes.get(`${node}/${storage}`) ?? [])].sort();
+  }
+
+  #enter(method: Method, args: unknown[]): void {
+    this.calls.push({ method, args });
+    const failure = this.#failures.get(method)?.shift();
+    if (failure) throw failure;
+  }
+
+  #vm(node: string, vmid: number): FakeVm {
+    const vm = this.vms.get(vmid);
+    if (!vm || vm.node !== node) {
+      throw new PermanentError(
+        "NOT_FOUND",
+        `Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`,
+        { node, vmid, status: 500 },
+      );
+    }
+    return vm;
+  }
+
+  #task(node: string, type: string, id: string | number): Upid {
+    const upid = `UPID:${node}:0000${(++this.#upidCounter).toString(16).padStart(4, "0").toUpperCase()}:00000000:00000000:${type}:${id}:root@pam!ci:`;
+    this.#tasks.set(upid, { node, exitstatus: this.taskOutcomes.shift() ?? "OK" });
+    return upid;
+  }
+
+  #volumeSet(node: string, storage: string): Set<string> {
+    const shared = this.storages.find((s) => s.storage === storage)?.shared;
+    const key = `${shared ? "*" : node}/${storage}`;
+    let set = this.volumes.get(key);
+    if (!set) this.volumes.set(key, (set = new Set()));
+    return set;
+  }
+
+  async version(): Promise<ProxmoxVersion> {
+    this.#enter("version", []);
+    return { version: "8.4.5", release: "8.4", repoid: "fake" };
+  }
+  async permissions(): Promise<Permissions> {
+    this.#enter("permissions", []);
+    return { "/": { "VM.Allocate": 1 } };
+  }
+  async clusterVms(): Promise<readonly ClusterVm[]> {
+    this.#enter("clusterVms", []);
+    const rows: ClusterVm[] = [...this.vms].map(([vmid, vm]) => ({
+      vmid,
+      node: vm.node,
+      type: "qemu",
+      name: vm.config["lock"] === "clone" ? undefined : (vm.config["name"] as string | undefined),
+      status: vm.status,
+      template: vm.template ?? false,
+      lock: vm.config["lock"] as string | undefined,
+    }));
+    return this.listingOverride ? this.listingOverride(rows) : rows;
+  }
+  async nextVmid(): Promise<number> {
+    this.#enter("nextVmid", []);
+    let id = 100;
+    while (this.vms.has(id)) id++;
+    return id;
+  }
+  async nodes(): Promise<readonly ClusterNode[]> {
+    this.#enter("nodes", []);
+    return this.nodeList;
+  }
+  async nodeStorages(node: string): Promise<readonly NodeStorage[]> {
+    this.#enter("nodeStorages", [node]);
+    return this.storages;
+  }
+  async vmConfig(node: string, vmid: number): Promise<VmConfig> {
+    this.#enter("vmConfig", [node, vmid]);
+    return { ...this.#vm(node, vmid).config, digest: "d" };
+  }
+  async updateVmConfig(node: string, vmid: number, update: ConfigUpdate): Promise<Upid | null> {
+    this.#enter("updateVmConfig", [node, vmid, update]);
+    const vm = this.#vm(node, vmid);
+    for (const [key, value] of Object.entries(update.set ?? {})) vm.config[key] = value;
+    for (const key of update.delete ?? []) vm.config[key] = undefined;
+    return this.#task(node, "qmconfig", vmid);
+  }
+  async cloneVm(request: CloneRequest): Promise<Upid> {
+    this.#enter("cloneVm", [request]);
+    const source = this.#vm(request.node, request.vmid);
+    if (this.vms.has(request.newid)) {
+      throw new PermanentError(
+        "ALREADY_EXISTS",
+        `unable to create VM ${request.newid}: config file already exists`,
+        { node: request.node, vmid: request.newid },
+      );
+    }
+    const mac = `BC:24:11:00:00:${(++this.#macCounter).toString(16).padStart(2, "0").toUpperCase()}`;
+    const { template: _template, name: _name, ...rest } = source.config;
+    this.addVm(request.newid, {
+      node: request.target ?? request.node,
+      status: "stopped",
+      config: {
+        ...rest,
+        name: request.name,
+        description: request.description,
+        net0: `virtio=${mac},bridge=vmbr0`,
+        scsi0: `shared:vm-${request.newid}-disk-0,size=2G`,
+      },
+    });
+    return this.#task(request.node, "qmclone", request.vmid);
+  }
+  async vmStatus(node: string, vmid: number): Promise<VmStatus> {
+    this.#enter("vmStatus", [node, vmid]);
+    const vm = this.#vm(node, vmid);
+    return { status: vm.status, qmpstatus: vm.status, agent: Boolean(vm.config["agent"]) };
+  }
+  async startVm(node: string, vmid: number): Promise<Upid> {
+    this.#enter("startVm", [node, vmid]);
+    this.#vm(node, vmid).status = "running";
+    return this.#task(node, "qmstart", vmid);
+  }
+  async stopVm(node: string, vmid: number): Promise<Upid> {
+    this.#enter("stopVm", [node, vmid]);
+    this.#vm(node, vmid).status = "stopped";
+    return this.#task(node, "qmstop", vmid);
+  }
+  async shutdownVm(node: string, vmid: number): Promise<Upid> {
+    this.#enter("shutdownVm", [node, vmid]);
+    this.#vm(node, vmid).status = "stopped";
+    return this.#task(node, "qmshutdown", vmid);
+  }
+  async rebootVm(node: string, vmid: number): Promise<Upid> {
+    this.#enter("rebootVm", [node, vmid]);
+    this.#vm(node, vmid);
+    return this.#task(node, "qmreboot", vmid);
+  }
+  async destroyVm(node: string, vmid: number): Promise<Upid> {
+    this.#enter("destroyVm", [node, vmid]);
+    this.#vm(node, vmid);
+    const upid = this.#task(node, "qmdestroy", vmid);
+    // A failed destroy task leaves the VM, as PVE does.
+    if (this.#tasks.get(upid)?.exitstatus === "OK") this.vms.delete(vmid);
+    return upid;
+  }
+  async resizeDisk(node: string, vmid: number, disk: string, size: string): Promise<Upid | null> {
+    this.#enter("resizeDisk", [node, vmid, disk, size]);
+    const vm = this.#vm(node, vmid);
+    vm.config[disk] = String(vm.config[disk]).replace(/size=[^,]+/, `size=${size}`);
+    return this.#task(node, "resize", vmid);
+  }
+  async agentInterfaces(node: string, vmid: number): Promise<readonly GuestInterface[]> {
+    this.#enter("agentInterfaces", [node, vmid]);
+    const vm = this.#vm(node, vmid);
+    if (vm.status !== "running") {
+      throw new PermanentError("UNAVAILABLE", `VM ${vmid} is not running`, {
+        node,
+        vmid,
+        status: 500,
+      });
+    }
+    return [
+      { name: "lo", ipAddresses: [{ address: "127.0.0.1", type: "ipv4" }] },
+      { name: "eth0", ipAddresses: [{ address: `10.10.0.${vmid % 250}`, type: "ipv4" }] },
+    ];
+  }
+  async uploadIso(node: string, storage: string, iso: IsoUpload): Promise<Upid> {
+    this.#enter("uploadIso", [node, storage, iso.filename]);
+    this.#volumeSet(node, storage).add(`${storage}:iso/${iso.filename}`);
+    return this.#task(node, "imgcopy", "");
+  }
+  async storageContent(node: string, storage: string): Promise<readonly StorageVolume[]> {
+    this.#enter("storageContent", [node, storage]);
+    return [...this.#volumeSet(node, storage)].map((volid) => ({ volid, content: "iso" }));
+  }
+  async deleteVolume(node: string, storage: string, volid: string): Promise<Upid | null> {
+    this.#enter("deleteVolume", [node, storage, volid]);
+    this.#volumeSet(node, storage).delete(volid);
+    return this.#task(node, "imgdel", storage);
+  }
+  async taskStatus(node: string, upid: Upid): Promise<TaskStatus> {
+    this.#enter("taskStatus", [node, upid]);
+    const task = this.#tasks.get(upid);
+    return { upid, node, status: "stopped", exitstatus: task?.exitstatus ?? "OK" };
+  }
+  async taskLog(): Promise<readonly TaskLogLine[]> {
+    return [{ n: 1, t: "TASK OK" }];
+  }
+}

@@ -1,0 +1,36 @@
+import type { OperationContext } from "../../provider/context";
+import { PermanentError } from "../../provider/errors";
+import type { FakeProxmoxApi } from "./fake-api";
+
+/** An OperationContext around the fake: instant tasks, a virtual clock, recorded progress. */
+export function testContext(api: FakeProxmoxApi): OperationContext & {
+  readonly progressLines: string[];
+  readonly warnings: string[];
+} {
+  let now = 0;
+  const progressLines: string[] = [];
+  const warnings: string[] = [];
+  return {
+    api,
+    progressLines,
+    warnings,
+    listVms: () => api.clusterVms(),
+    waitForTask: async (node, upid, options) => {
+      const status = await api.taskStatus(node, upid);
+      if (status.exitstatus !== "OK" && !status.exitstatus?.startsWith("WARNINGS")) {
+        throw new PermanentError("TASK_FAILED", `${options.step}: ${status.exitstatus}`, {
+          node,
+          upid,
+        });
+      }
+      return { warnings: [] };
+    },
+    withLock: (_key, fn) => fn(),
+    progress: (message) => progressLines.push(message),
+    warn: (message) => warnings.push(message),
+    sleep: async (ms) => {
+      now += ms;
+    },
+    now: () => now,
+  };
+}
