@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { MockAgent } from "undici";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HttpProxmoxApi } from "../../../provider/api/http-api.js";
@@ -302,6 +303,7 @@ describe("http-api", () => {
     const network = await failure(api.version());
     expect(network.code).toBe("NETWORK");
     expectNoSecret(network);
+    expect(inspect(api, { showHidden: true, depth: 10 })).not.toContain(SECRET);
     expect(JSON.stringify(api)).toBe('{"origin":"https://pve.test:8006","tokenId":"root@pam!ci"}');
   });
 
