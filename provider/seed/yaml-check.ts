@@ -16,30 +16,20 @@
  * that cannot start a token, an undefined alias, a second document, non-printable characters.
  */
 
-export type YamlNode =
-  | { readonly kind: "map"; readonly entries: readonly (readonly [YamlNode, YamlNode])[] }
-  | { readonly kind: "seq"; readonly items: readonly YamlNode[] }
-  | { readonly kind: "scalar"; readonly text: string }
-  | { readonly kind: "null" };
+import {
+  Cursor,
+  isFlowIndicator,
+  isWsOrEnd,
+  NULL,
+  Unsupported,
+  YamlError,
+  type YamlCheck,
+  type YamlNode,
+} from "./yaml-cursor.js";
 
-export type YamlCheck =
-  | { readonly ok: true; readonly root: YamlNode }
-  | { readonly ok: true; readonly root: "unchecked"; readonly construct: string }
-  | { readonly ok: false; readonly line: number; readonly message: string };
+export type { YamlCheck, YamlNode };
 
-class YamlError extends Error {
-  readonly line: number;
-  constructor(line: number, message: string) {
-    super(message);
-    this.line = line;
-  }
-}
-
-class Unsupported extends Error {}
-
-const NULL: YamlNode = { kind: "null" };
 const NOT_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\ud800-\udfff]/;
-const ESCAPES = new Set('0abt\tnvfre "/\\N_LP');
 
 /** Checks `text` as one YAML document. Never throws. */
 export function checkYaml(text: string): YamlCheck {
@@ -59,19 +49,7 @@ export function checkYaml(text: string): YamlCheck {
     throw error;
   }
 }
-
-const isWsOrEnd = (c: string): boolean => c === " " || c === "\t" || c === "\n" || c === "";
-const isFlowIndicator = (c: string): boolean => ",[]{}".includes(c) && c !== "";
-
-class Parser {
-  private readonly src: string;
-  private pos = 0;
-  private readonly anchors = new Set<string>();
-
-  constructor(src: string) {
-    this.src = src;
-  }
-
+class Parser extends Cursor {
   document(): YamlNode {
     this.skipToContent();
     if (this.peek() === "%") throw new Unsupported("a directive");
@@ -233,55 +211,6 @@ class Parser {
     return text;
   }
 
-  private quoted(): YamlNode {
-    const quote = this.peek();
-    const line = this.line();
-    this.pos++;
-    let text = "";
-    for (;;) {
-      const c = this.peek();
-      if (c === "") throw new YamlError(line, "unterminated quoted string");
-      if (
-        c === "\n" &&
-        (this.src.startsWith("---", this.pos + 1) || this.src.startsWith("...", this.pos + 1)) &&
-        isWsOrEnd(this.src[this.pos + 4] ?? "")
-      ) {
-        this.pos++;
-        this.fail("document separator inside a quoted string");
-      }
-      if (c === quote) {
-        if (quote === "'" && this.peek(1) === "'") {
-          text += "'";
-          this.pos += 2;
-          continue;
-        }
-        this.pos++;
-        return { kind: "scalar", text };
-      }
-      if (c === "\\" && quote === '"') {
-        this.escape();
-        continue;
-      }
-      text += c;
-      this.pos++;
-    }
-  }
-
-  private escape(): void {
-    const c = this.peek(1);
-    const hex = c === "x" ? 2 : c === "u" ? 4 : c === "U" ? 8 : 0;
-    if (hex > 0) {
-      const digits = this.src.slice(this.pos + 2, this.pos + 2 + hex);
-      if (!new RegExp(`^[0-9a-fA-F]{${hex}}$`).test(digits))
-        this.fail(`bad escape \\${c}${digits}`);
-      this.pos += 2 + hex;
-    } else if (c === "\n" || ESCAPES.has(c)) {
-      this.pos += 2;
-    } else {
-      this.fail(`unknown escape \\${c} in a double-quoted string`);
-    }
-  }
-
   private alias(): YamlNode {
     this.pos++;
     const name = this.anchorName();
@@ -343,39 +272,6 @@ class Parser {
     return { kind: "scalar", text: this.src.slice(start, this.pos).trim() };
   }
 
-  private blockScalar(parentCol: number): YamlNode {
-    const style = this.peek();
-    this.pos++;
-    let indicator = 0;
-    while (/[+\-1-9]/.test(this.peek())) {
-      if (/[1-9]/.test(this.peek())) indicator = Number(this.peek());
-      this.pos++;
-    }
-    this.skipSpaces();
-    if (!this.atLineEnd())
-      this.fail(`expected a comment or a line break after the ${style} header`);
-    this.skipLine();
-    let indent = indicator > 0 ? Math.max(parentCol, 0) + indicator : 0;
-    const lines: string[] = [];
-    while (!this.atEnd()) {
-      const end = this.src.indexOf("\n", this.pos);
-      const lineEnd = end === -1 ? this.src.length : end;
-      const raw = this.src.slice(this.pos, lineEnd);
-      const spaces = raw.length - raw.replace(/^ */, "").length;
-      if (raw.trim() !== "") {
-        if (indent === 0) indent = spaces;
-        if (spaces < indent || indent <= parentCol) break;
-      }
-      lines.push(raw.slice(indent));
-      this.pos = lineEnd;
-      if (end !== -1) this.pos++;
-    }
-    // Leave the position at the start of the line that ended the block.
-    if (!this.atEnd() && this.src[this.pos - 1] !== "\n")
-      this.pos = this.src.lastIndexOf("\n", this.pos) + 1;
-    return { kind: "scalar", text: lines.join("\n") };
-  }
-
   // --- keys, properties, positions -------------------------------------------------------
 
   /** If a simple key starts here (`key:`, `"key":`), the position just after its colon. */
@@ -430,73 +326,4 @@ class Parser {
   }
 
   /** Skips blank lines and comments; a tab in a line's indentation is an error. */
-  private skipToContent(comments = true): void {
-    for (;;) {
-      this.skipSpaces();
-      const c = this.peek();
-      if (c === "#" && comments && (this.pos === 0 || isWsOrEnd(this.src[this.pos - 1] ?? "")))
-        this.skipLine();
-      else if (c === "\n") this.pos++;
-      else break;
-      const lineStart = this.pos;
-      while (this.peek() === " ") this.pos++;
-      if (this.peek() === "\t") {
-        const rest = this.src
-          .slice(this.pos, (this.src.indexOf("\n", this.pos) + 1 || this.src.length + 1) - 1)
-          .trim();
-        if (rest !== "" && !rest.startsWith("#"))
-          this.fail("a tab character is not allowed in indentation");
-      }
-      this.pos = lineStart;
-    }
-  }
-
-  private skipSpaces(): void {
-    while (this.peek() === " " || this.peek() === "\t") this.pos++;
-  }
-
-  private skipLine(): void {
-    const end = this.src.indexOf("\n", this.pos);
-    this.pos = end === -1 ? this.src.length : end + 1;
-  }
-
-  private atLineEnd(): boolean {
-    const c = this.peek();
-    return c === "\n" || c === "" || (c === "#" && isWsOrEnd(this.src[this.pos - 1] ?? ""));
-  }
-
-  private atMarker(marker: string): boolean {
-    return (
-      this.col() === 0 &&
-      this.src.startsWith(marker, this.pos) &&
-      isWsOrEnd(this.src[this.pos + 3] ?? "")
-    );
-  }
-
-  private atEnd(): boolean {
-    return this.pos >= this.src.length;
-  }
-
-  private peek(offset = 0): string {
-    return this.src[this.pos + offset] ?? "";
-  }
-
-  private col(): number {
-    return this.pos - (this.src.lastIndexOf("\n", this.pos - 1) + 1);
-  }
-
-  private line(): number {
-    let count = 1;
-    for (
-      let i = this.src.indexOf("\n");
-      i !== -1 && i < this.pos;
-      i = this.src.indexOf("\n", i + 1)
-    )
-      count++;
-    return count;
-  }
-
-  private fail(message: string): never {
-    throw new YamlError(this.line(), message);
-  }
 }
