@@ -47,7 +47,8 @@ function context(): Promise<OperationContext> {
   return ready;
 }
 
-function buildContext(config: ConfigReader): OperationContext {
+/** @internal Exported for integration tests, which build a context per simulator. */
+export function buildContext(config: ConfigReader): OperationContext {
   const connection = parseConnectionConfig({
     endpoint: config.get("proxmox:endpoint"),
     apiToken: config.get("proxmox:apiToken"),
@@ -120,20 +121,20 @@ export async function diff(_id: string, olds: Props, news: Props) {
 export async function create(inputs: Props) {
   const ctx = await context();
   const state = await createVm(ctx, resolved(inputs), providerOf(inputs));
-  return { id: String(state.vmid), outs: { ...providerOf(inputs), ...state } };
+  return { id: String(state.vmid), outs: wire({ ...providerOf(inputs), ...state }) };
 }
 
 export async function read(id: string, props: Props) {
   const ctx = await context();
   const state = await readVm(ctx, parseVmState(props));
   if (state === undefined) return { id: "", props: {} };
-  return { id, props: { ...providerOf(props), ...state } };
+  return { id, props: wire({ ...providerOf(props), ...state }) };
 }
 
 export async function update(_id: string, olds: Props, news: Props) {
   const ctx = await context();
   const state = await updateVm(ctx, parseVmState(olds), resolved(news), providerOf(news));
-  return { outs: { ...providerOf(news), ...state } };
+  return { outs: wire({ ...providerOf(news), ...state }) };
 }
 
 export async function remove(_id: string, props: Props): Promise<void> {
@@ -144,6 +145,14 @@ export async function remove(_id: string, props: Props): Promise<void> {
 /** Create and update get the inputs `check` returned: parsed, with defaults, all known. */
 function resolved(inputs: Props): ResolvedInputs {
   return checkVm({}, inputs).inputs as ResolvedInputs;
+}
+
+/**
+ * Outputs as the engine can take them: protobuf's Struct rejects `undefined`, which optional
+ * fields carry; JSON drops them.
+ */
+function wire(props: Props): Props {
+  return JSON.parse(JSON.stringify(props)) as Props;
 }
 
 /** `__provider` must travel with every output set (a partial create's included). */

@@ -16,7 +16,8 @@ export class VmInitError extends Error {
     const reason = cause instanceof Error ? cause.message : String(cause);
     super(reason, { cause });
     this.id = String(vmid);
-    this.properties = properties;
+    // The engine's Struct encoding rejects `undefined`; JSON drops it.
+    this.properties = JSON.parse(JSON.stringify(properties)) as Record<string, unknown>;
     this.reasons = [reason];
   }
 }
