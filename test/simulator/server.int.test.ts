@@ -18,7 +18,9 @@ describe("server", () => {
   it("wraps answers in the {data} envelope with PVE's headers", async () => {
     const res = await api.get("/version");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ data: { version: "8.4.1", release: "8.4", repoid: "2a5fa54a8503f96d" } });
+    expect(res.body).toEqual({
+      data: { version: "8.4.1", release: "8.4", repoid: "2a5fa54a8503f96d" },
+    });
     expect(res.headers["content-type"]).toBe("application/json;charset=UTF-8");
     expect(res.headers["server"]).toBe("pve-api-daemon/3.0");
   });
@@ -36,8 +38,14 @@ describe("server", () => {
 
   it("answers 501 for unknown routes and for bodies on GET", async () => {
     const res = await api.get("/nodes/pve1/foo");
-    expect([res.status, res.statusText]).toEqual([501, "Method 'GET /nodes/pve1/foo' not implemented"]);
-    expect(res.body).toEqual({ data: null, message: "Method 'GET /nodes/pve1/foo' not implemented\n" });
+    expect([res.status, res.statusText]).toEqual([
+      501,
+      "Method 'GET /nodes/pve1/foo' not implemented",
+    ]);
+    expect(res.body).toEqual({
+      data: null,
+      message: "Method 'GET /nodes/pve1/foo' not implemented\n",
+    });
     const body = await api.call("GET", "/version", { a: 1 });
     expect([body.status, body.statusText]).toEqual([501, "Unexpected content for method 'GET'"]);
   });
@@ -45,15 +53,25 @@ describe("server", () => {
   it("answers 500 'hostname lookup' for a node that is not in the cluster", async () => {
     const res = await api.get("/nodes/pve9/qemu");
     expect(res.status).toBe(500);
-    expect(res.statusText).toBe("hostname lookup 'pve9' failed - failed to get address info for: pve9: Name or service not known");
+    expect(res.statusText).toBe(
+      "hostname lookup 'pve9' failed - failed to get address info for: pve9: Name or service not known",
+    );
   });
 
   it("fails the next N matching requests with the injected status and message", async () => {
-    sim.faults.failRequests({ method: "GET", path: /^\/cluster\/nextid$/, count: 2 }, 503, "service busy");
+    sim.faults.failRequests(
+      { method: "GET", path: /^\/cluster\/nextid$/, count: 2 },
+      503,
+      "service busy",
+    );
     const first = await api.get("/cluster/nextid");
     const second = await api.get("/cluster/nextid");
     const third = await api.get("/cluster/nextid");
-    expect([first.status, first.statusText, first.body]).toEqual([503, "service busy", { data: null, message: "service busy\n" }]);
+    expect([first.status, first.statusText, first.body]).toEqual([
+      503,
+      "service busy",
+      { data: null, message: "service busy\n" },
+    ]);
     expect(second.status).toBe(503);
     expect(third.status).toBe(200);
   });
@@ -77,7 +95,9 @@ describe("server", () => {
     const res = await api.get("/nodes/pve2/qemu");
     expect([res.status, res.statusText, res.text]).toEqual([595, "No route to host", ""]);
     const nodes = await api.get("/nodes");
-    expect((nodes.body?.["data"] as { node: string; status: string }[]).map((n) => [n.node, n.status])).toEqual([
+    expect(
+      (nodes.body?.["data"] as { node: string; status: string }[]).map((n) => [n.node, n.status]),
+    ).toEqual([
       ["pve1", "online"],
       ["pve2", "offline"],
     ]);
@@ -92,14 +112,21 @@ describe("server", () => {
     await api.get("/cluster/resources?type=vm");
     expect(sim.requestLog).toHaveLength(1);
     const entry = sim.requestLog[0];
-    expect(entry).toMatchObject({ method: "GET", path: "/cluster/resources", status: 200, tokenId: "root@pam!ci" });
+    expect(entry).toMatchObject({
+      method: "GET",
+      path: "/cluster/resources",
+      status: 200,
+      tokenId: "root@pam!ci",
+    });
     expect(typeof entry?.durationMs).toBe("number");
     expect(JSON.stringify(sim.requestLog)).not.toContain(sim.apiToken.split("=")[1]);
   });
 
   it("refuses TLS clients that do not pin the generated CA", async () => {
     const agent = new Agent();
-    await expect(request(`${sim.url}/api2/json/version`, { dispatcher: agent })).rejects.toThrow(/self-signed|unable to verify|certificate/i);
+    await expect(request(`${sim.url}/api2/json/version`, { dispatcher: agent })).rejects.toThrow(
+      /self-signed|unable to verify|certificate/i,
+    );
     await agent.close();
   });
 
@@ -110,7 +137,14 @@ describe("server", () => {
         dispatcher: new Agent({ connect: { ca: sim.caCertPem } }),
         body: JSON.stringify(body),
       }).then(async (r) => [r.statusCode, await r.body.json()]);
-    expect(await post("/faults/fail", { method: "GET", path: "^/version$", status: 500, message: "boom" })).toEqual([200, { ok: true }]);
+    expect(
+      await post("/faults/fail", {
+        method: "GET",
+        path: "^/version$",
+        status: 500,
+        message: "boom",
+      }),
+    ).toEqual([200, { ok: true }]);
     expect((await api.get("/version")).statusText).toBe("boom");
     expect(await post("/vms/9000/config", { cores: 8 }, "PUT")).toEqual([200, { ok: true }]);
     expect(sim.model.vms.get(9000)?.config["cores"]).toBe(8);

@@ -15,17 +15,30 @@ const store = new TokenStore([
 
 describe("tokens", () => {
   it("verifies PVEAPIToken headers with '=' or a space and splits at the last '='", () => {
-    expect(store.verify("PVEAPIToken=ops@pve!deploy=s3cret")).toEqual({ ok: true, tokenId: "ops@pve!deploy" });
-    expect(store.verify("PVEAPIToken ops@pve!deploy=s3cret")).toEqual({ ok: true, tokenId: "ops@pve!deploy" });
+    expect(store.verify("PVEAPIToken=ops@pve!deploy=s3cret")).toEqual({
+      ok: true,
+      tokenId: "ops@pve!deploy",
+    });
+    expect(store.verify("PVEAPIToken ops@pve!deploy=s3cret")).toEqual({
+      ok: true,
+      tokenId: "ops@pve!deploy",
+    });
   });
 
   it("answers 'No ticket' without credentials and 'Authentication failed!' for a bad secret", () => {
     expect(store.verify(undefined)).toEqual({ ok: false, reason: "No ticket" });
-    expect(store.verify("PVEAPIToken=ops@pve!deploy=nope")).toEqual({ ok: false, reason: "Authentication failed!", tokenId: "ops@pve!deploy" });
+    expect(store.verify("PVEAPIToken=ops@pve!deploy=nope")).toEqual({
+      ok: false,
+      reason: "Authentication failed!",
+      tokenId: "ops@pve!deploy",
+    });
   });
 
   it("lets a deeper ACL replace the inherited privileges", () => {
-    expect([...store.privileges("ops@pve!deploy", "/vms/101").keys()]).toEqual(["VM.Audit", "VM.PowerMgmt"]);
+    expect([...store.privileges("ops@pve!deploy", "/vms/101").keys()]).toEqual([
+      "VM.Audit",
+      "VM.PowerMgmt",
+    ]);
     expect([...store.privileges("ops@pve!deploy", "/vms/100").keys()]).toEqual(["VM.Audit"]);
   });
 

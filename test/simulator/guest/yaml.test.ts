@@ -38,7 +38,10 @@ describe("yaml", () => {
   });
 
   it("parses meta-data keys with dashes", () => {
-    expect(parseYaml("instance-id: iid-1\nlocal-hostname: web1\n")).toEqual({ "instance-id": "iid-1", "local-hostname": "web1" });
+    expect(parseYaml("instance-id: iid-1\nlocal-hostname: web1\n")).toEqual({
+      "instance-id": "iid-1",
+      "local-hostname": "web1",
+    });
   });
 
   it("rejects constructs outside the subset", () => {

@@ -1,8 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { PveError } from "../../../simulator/http/pve-error.js";
-import { NODE, validateParams, VMID, type ParamSchema, type RawParams } from "../../../simulator/http/params.js";
+import {
+  NODE,
+  validateParams,
+  VMID,
+  type ParamSchema,
+  type RawParams,
+} from "../../../simulator/http/params.js";
 
-function errorsOf(raw: RawParams, schema: ParamSchema): Readonly<Record<string, string>> | undefined {
+function errorsOf(
+  raw: RawParams,
+  schema: ParamSchema,
+): Readonly<Record<string, string>> | undefined {
   try {
     validateParams(raw, schema);
   } catch (err) {
@@ -14,11 +23,15 @@ function errorsOf(raw: RawParams, schema: ParamSchema): Readonly<Record<string, 
 
 describe("params", () => {
   it("accepts 1/0 and JSON booleans, returning numbers", () => {
-    expect(validateParams({ a: "1", b: false }, { a: { type: "boolean" }, b: { type: "boolean" } })).toEqual({ a: 1, b: 0 });
+    expect(
+      validateParams({ a: "1", b: false }, { a: { type: "boolean" }, b: { type: "boolean" } }),
+    ).toEqual({ a: 1, b: 0 });
   });
 
   it("rejects 'true' in form encoding with PVE's type check text", () => {
-    expect(errorsOf({ a: "true" }, { a: { type: "boolean" } })).toEqual({ a: "type check ('boolean') failed - got 'true'" });
+    expect(errorsOf({ a: "true" }, { a: { type: "boolean" } })).toEqual({
+      a: "type check ('boolean') failed - got 'true'",
+    });
   });
 
   it("rejects unknown and missing parameters in one 400", () => {
@@ -29,16 +42,24 @@ describe("params", () => {
   });
 
   it("checks the VMID format before the minimum", () => {
-    expect(errorsOf({ vmid: "99" }, { vmid: VMID })).toEqual({ vmid: "invalid format - value does not look like a valid VM ID" });
-    expect(errorsOf({ vmid: "abc" }, { vmid: VMID })).toEqual({ vmid: "type check ('integer') failed - got 'abc'" });
+    expect(errorsOf({ vmid: "99" }, { vmid: VMID })).toEqual({
+      vmid: "invalid format - value does not look like a valid VM ID",
+    });
+    expect(errorsOf({ vmid: "abc" }, { vmid: VMID })).toEqual({
+      vmid: "type check ('integer') failed - got 'abc'",
+    });
   });
 
   it("keeps number values as strings like Perl does", () => {
-    expect(validateParams({ cpulimit: "4" }, { cpulimit: { type: "number" } })).toEqual({ cpulimit: "4" });
+    expect(validateParams({ cpulimit: "4" }, { cpulimit: { type: "number" } })).toEqual({
+      cpulimit: "4",
+    });
   });
 
   it("rejects root-only options for tokens", () => {
-    expect(errorsOf({ skiplock: "1" }, { skiplock: { type: "boolean", rootOnly: true } })).toEqual({ skiplock: "Only root may use this option." });
+    expect(errorsOf({ skiplock: "1" }, { skiplock: { type: "boolean", rootOnly: true } })).toEqual({
+      skiplock: "Only root may use this option.",
+    });
   });
 
   it("reports enum, DNS name and tag format errors in PVE's words", () => {

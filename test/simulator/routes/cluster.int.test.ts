@@ -22,26 +22,51 @@ describe("routes/cluster", () => {
     ({ sim, api } = await startWithClient());
     const res = await api.get("/cluster/nextid?vmid=9000");
     expect([res.status, res.statusText]).toEqual([400, "Parameter verification failed."]);
-    expect(res.body).toEqual({ data: null, errors: { vmid: "VM 9000 already exists" }, message: "Parameter verification failed.\n" });
+    expect(res.body).toEqual({
+      data: null,
+      errors: { vmid: "VM 9000 already exists" },
+      message: "Parameter verification failed.\n",
+    });
   });
 
   it("lists a fresh clone as status unknown without name until the lag passes", async () => {
-    ({ sim, api } = await startWithClient({ listingLagMs: 400, taskDurationsMs: { qmclone: 200 } }));
+    ({ sim, api } = await startWithClient({
+      listingLagMs: 400,
+      taskDurationsMs: { qmclone: 200 },
+    }));
     await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 120, name: "web" });
     await new Promise((r) => setTimeout(r, 20));
     const rows = data(await api.get("/cluster/resources?type=vm")) as Record<string, unknown>[];
-    expect(rows.find((r) => r["vmid"] === 120)).toEqual({ id: "qemu/120", vmid: 120, node: "pve1", type: "qemu", status: "unknown", lock: "clone" });
-    expect(rows.find((r) => r["vmid"] === 9000)).toMatchObject({ name: "debian-12-cloud", status: "stopped", template: 1 });
+    expect(rows.find((r) => r["vmid"] === 120)).toEqual({
+      id: "qemu/120",
+      vmid: 120,
+      node: "pve1",
+      type: "qemu",
+      status: "unknown",
+      lock: "clone",
+    });
+    expect(rows.find((r) => r["vmid"] === 9000)).toMatchObject({
+      name: "debian-12-cloud",
+      status: "stopped",
+      template: 1,
+    });
     await new Promise((r) => setTimeout(r, 750));
     const later = data(await api.get("/cluster/resources?type=vm")) as Record<string, unknown>[];
-    expect(later.find((r) => r["vmid"] === 120)).toMatchObject({ name: "web", status: "stopped", template: 0 });
+    expect(later.find((r) => r["vmid"] === 120)).toMatchObject({
+      name: "web",
+      status: "stopped",
+      template: 0,
+    });
   });
 
   it("keeps showing the old status until the lag passes after a change", async () => {
     ({ sim, api } = await startWithClient({ listingLagMs: 0 }));
     sim.faults.setListingLag(200);
     sim.faults.setConfig(9000, { name: "renamed" });
-    const row = () => api.get("/cluster/resources?type=vm").then((r) => (data(r) as Record<string, unknown>[]).find((x) => x["vmid"] === 9000));
+    const row = () =>
+      api
+        .get("/cluster/resources?type=vm")
+        .then((r) => (data(r) as Record<string, unknown>[]).find((x) => x["vmid"] === 9000));
     expect(await row()).toMatchObject({ name: "debian-12-cloud" });
     await new Promise((r) => setTimeout(r, 250));
     expect(await row()).toMatchObject({ name: "renamed" });
@@ -54,7 +79,10 @@ describe("routes/cluster", () => {
       ["node/pve1", "online"],
       ["node/pve2", "online"],
     ]);
-    const storages = data(await api.get("/cluster/resources?type=storage")) as Record<string, unknown>[];
+    const storages = data(await api.get("/cluster/resources?type=storage")) as Record<
+      string,
+      unknown
+    >[];
     expect(storages.map((s) => s["id"])).toEqual([
       "storage/pve1/local",
       "storage/pve1/local-lvm",
@@ -68,17 +96,35 @@ describe("routes/cluster", () => {
   it("lists nodes with fingerprint and stats only with Sys.Audit", async () => {
     ({ sim, api } = await startWithClient());
     const full = data(await api.get("/nodes")) as Record<string, unknown>[];
-    expect(full[0]).toMatchObject({ node: "pve1", status: "online", type: "node", id: "node/pve1", level: "", maxcpu: 8 });
+    expect(full[0]).toMatchObject({
+      node: "pve1",
+      status: "online",
+      type: "node",
+      id: "node/pve1",
+      level: "",
+      maxcpu: 8,
+    });
     expect(String(full[0]?.["ssl_fingerprint"])).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
-    const limited = api.withToken(sim.addToken("audit@pve!ro", [{ path: "/vms", privileges: ["VM.Audit"] }]));
+    const limited = api.withToken(
+      sim.addToken("audit@pve!ro", [{ path: "/vms", privileges: ["VM.Audit"] }]),
+    );
     const rows = data(await limited.get("/nodes")) as Record<string, unknown>[];
-    expect(Object.keys(rows[0] ?? {}).sort()).toEqual(["id", "level", "node", "ssl_fingerprint", "status", "type"]);
+    expect(Object.keys(rows[0] ?? {}).sort()).toEqual([
+      "id",
+      "level",
+      "node",
+      "ssl_fingerprint",
+      "status",
+      "type",
+    ]);
     await limited.close();
   });
 
   it("filters VMs by VM.Audit in /cluster/resources and /nodes/{node}/qemu", async () => {
     ({ sim, api } = await startWithClient());
-    const one = api.withToken(sim.addToken("ops@pve!one", [{ path: "/vms/9001", privileges: ["VM.Audit"] }]));
+    const one = api.withToken(
+      sim.addToken("ops@pve!one", [{ path: "/vms/9001", privileges: ["VM.Audit"] }]),
+    );
     const rows = data(await one.get("/cluster/resources?type=vm")) as Record<string, unknown>[];
     expect(rows.map((r) => r["vmid"])).toEqual([9001]);
     expect(data(await one.get("/nodes/pve1/qemu"))).toEqual([]);
@@ -97,7 +143,9 @@ describe("routes/cluster", () => {
       "/vms/100": { "VM.Audit": 1, "VM.PowerMgmt": 1 },
       "/storage/local": { "Datastore.Audit": 0 },
     });
-    expect(data(await token.get("/access/permissions?path=/vms/100"))).toEqual({ "/vms/100": { "VM.Audit": 1, "VM.PowerMgmt": 1 } });
+    expect(data(await token.get("/access/permissions?path=/vms/100"))).toEqual({
+      "/vms/100": { "VM.Audit": 1, "VM.PowerMgmt": 1 },
+    });
     await token.close();
   });
 });

@@ -18,21 +18,34 @@ describe("routes/qemu-clone", () => {
     ({ sim, api } = await startWithClient({ taskDurationsMs: { qmclone: 300 } }));
     const res = await clone({ newid: 101, name: "web1" });
     const upid = String(data(res));
-    expect(upid).toMatch(/^UPID:pve1:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:qmclone:9000:root@pam!ci:$/);
+    expect(upid).toMatch(
+      /^UPID:pve1:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:qmclone:9000:root@pam!ci:$/,
+    );
     await new Promise((r) => setTimeout(r, 30));
     const during = data(await api.get("/nodes/pve1/qemu/101/config")) as Record<string, unknown>;
     expect(Object.keys(during).sort()).toEqual(["description", "digest", "lock"]);
     expect(during).toMatchObject({ description: " qmclone temporary file", lock: "clone" });
-    const row = (data(await api.get("/nodes/pve1/qemu")) as Record<string, unknown>[]).find((r) => r["vmid"] === 101);
+    const row = (data(await api.get("/nodes/pve1/qemu")) as Record<string, unknown>[]).find(
+      (r) => r["vmid"] === 101,
+    );
     expect(row).toMatchObject({ name: "VM 101", lock: "clone", status: "stopped" });
     expect(sim.model.vms.get(9000)?.config["lock"]).toBeUndefined();
-    expect(await api.waitTask("pve1", upid)).toMatchObject({ status: "stopped", exitstatus: "OK", type: "qmclone", id: "9000", user: "root@pam", tokenid: "ci" });
+    expect(await api.waitTask("pve1", upid)).toMatchObject({
+      status: "stopped",
+      exitstatus: "OK",
+      type: "qmclone",
+      id: "9000",
+      user: "root@pam",
+      tokenid: "ci",
+    });
     const after = data(await api.get("/nodes/pve1/qemu/101/config")) as Record<string, unknown>;
     expect(after["name"]).toBe("web1");
     expect(after["lock"]).toBeUndefined();
     expect(after["template"]).toBeUndefined();
     expect(after["scsi0"]).toBe("shared:base-9000-disk-0/vm-101-disk-0,size=2G");
-    expect(after["net0"]).toMatch(/^virtio=BC:24:11:[0-9A-F]{2}:[0-9A-F]{2}:[0-9A-F]{2},bridge=vmbr0$/);
+    expect(after["net0"]).toMatch(
+      /^virtio=BC:24:11:[0-9A-F]{2}:[0-9A-F]{2}:[0-9A-F]{2},bridge=vmbr0$/,
+    );
     expect(after["net0"]).not.toBe(sim.model.vms.get(9000)?.config["net0"]);
   });
 
@@ -46,13 +59,19 @@ describe("routes/qemu-clone", () => {
     ({ sim, api } = await startWithClient());
     await api.waitTask("pve1", String(data(await clone({ newid: 103 }))));
     const res = await clone({ newid: 103 });
-    expect([res.status, res.statusText]).toEqual([500, "unable to create VM 103: config file already exists"]);
+    expect([res.status, res.statusText]).toEqual([
+      500,
+      "unable to create VM 103: config file already exists",
+    ]);
   });
 
   it("answers 'unable to find configuration file' for a missing source", async () => {
     ({ sim, api } = await startWithClient());
     const res = await clone({ newid: 104 }, "pve2", 9000);
-    expect([res.status, res.statusText]).toEqual([500, "unable to find configuration file for VM 9000 on node 'pve2'"]);
+    expect([res.status, res.statusText]).toEqual([
+      500,
+      "unable to find configuration file for VM 9000 on node 'pve2'",
+    ]);
   });
 
   it("clones to another node when the disks are on shared storage", async () => {
@@ -63,9 +82,15 @@ describe("routes/qemu-clone", () => {
 
   it("refuses a cross-node clone of a VM on local storage", async () => {
     ({ sim, api } = await startWithClient());
-    await api.waitTask("pve1", String(data(await clone({ newid: 106, full: 1, storage: "local-lvm" }))));
+    await api.waitTask(
+      "pve1",
+      String(data(await clone({ newid: 106, full: 1, storage: "local-lvm" }))),
+    );
     const res = await clone({ newid: 107, target: "pve2" }, "pve1", 106);
-    expect([res.status, res.statusText]).toEqual([500, "can't clone VM to node 'pve2' (VM uses local storage)"]);
+    expect([res.status, res.statusText]).toEqual([
+      500,
+      "can't clone VM to node 'pve2' (VM uses local storage)",
+    ]);
     const bad = await clone({ newid: 108, target: "pve2", full: 1, storage: "local-lvm" });
     expect(bad.statusText).toBe("can't clone to non-shared storage 'local-lvm'");
   });
@@ -73,7 +98,11 @@ describe("routes/qemu-clone", () => {
   it("rejects 'storage' for linked clones with an errors map", async () => {
     ({ sim, api } = await startWithClient());
     const res = await clone({ newid: 109, storage: "local-lvm" });
-    expect(res.body).toEqual({ data: null, errors: { storage: "parameter 'storage' not allowed for linked clones" }, message: "Parameter verification failed.\n" });
+    expect(res.body).toEqual({
+      data: null,
+      errors: { storage: "parameter 'storage' not allowed for linked clones" },
+      message: "Parameter verification failed.\n",
+    });
   });
 
   it("ends the task with PVE's lock timeout when the target flock is held", async () => {
@@ -81,7 +110,9 @@ describe("routes/qemu-clone", () => {
     void sim.faults.holdFileLock(110, 2000);
     const upid = String(data(await clone({ newid: 110 })));
     const status = await api.waitTask("pve1", upid);
-    expect(status["exitstatus"]).toBe("can't lock file '/var/lock/qemu-server/lock-110.conf' - got timeout");
+    expect(status["exitstatus"]).toBe(
+      "can't lock file '/var/lock/qemu-server/lock-110.conf' - got timeout",
+    );
     expect(sim.model.vms.has(110)).toBe(false);
   });
 
@@ -94,17 +125,26 @@ describe("routes/qemu-clone", () => {
 
   it("answers 403 for VM.Clone, then bare for VM.Allocate on the new id", async () => {
     ({ sim, api } = await startWithClient());
-    const none = api.withToken(sim.addToken("ops@pve!none", [{ path: "/vms/9000", privileges: ["VM.Audit"] }]));
+    const none = api.withToken(
+      sim.addToken("ops@pve!none", [{ path: "/vms/9000", privileges: ["VM.Audit"] }]),
+    );
     const res = await none.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 112 });
-    expect([res.status, res.statusText]).toEqual([403, "Permission check failed (/vms/9000, VM.Clone)"]);
-    const cloner = api.withToken(sim.addToken("ops@pve!clone", [{ path: "/vms/9000", privileges: ["VM.Clone"] }]));
+    expect([res.status, res.statusText]).toEqual([
+      403,
+      "Permission check failed (/vms/9000, VM.Clone)",
+    ]);
+    const cloner = api.withToken(
+      sim.addToken("ops@pve!clone", [{ path: "/vms/9000", privileges: ["VM.Clone"] }]),
+    );
     const bare = await cloner.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 112 });
     expect([bare.status, bare.statusText]).toEqual([403, "Permission check failed"]);
     const noStorage = api.withToken(
       sim.addToken("ops@pve!vms", [{ path: "/vms", privileges: ["VM.Clone", "VM.Allocate"] }]),
     );
     const storage = await noStorage.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 112 });
-    expect(storage.statusText).toBe("Permission check failed (/storage/shared, Datastore.AllocateSpace)");
+    expect(storage.statusText).toBe(
+      "Permission check failed (/storage/shared, Datastore.AllocateSpace)",
+    );
     await Promise.all([none.close(), cloner.close(), noStorage.close()]);
   });
 });

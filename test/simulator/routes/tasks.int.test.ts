@@ -15,8 +15,12 @@ afterEach(async () => {
 
 describe("routes/tasks", () => {
   it("reports a running task without exitstatus and splits token users", async () => {
-    const upid = String(data(await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 100 })));
-    const status = data(await api.get(`/nodes/pve1/tasks/${encodeURIComponent(upid)}/status`)) as Record<string, unknown>;
+    const upid = String(
+      data(await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 100 })),
+    );
+    const status = data(
+      await api.get(`/nodes/pve1/tasks/${encodeURIComponent(upid)}/status`),
+    ) as Record<string, unknown>;
     const [, node, pid, pstart, starttime] = upid.split(":");
     expect(status).toEqual({
       upid,
@@ -33,26 +37,41 @@ describe("routes/tasks", () => {
   });
 
   it("pages the task log with start/limit and reports total", async () => {
-    const upid = String(data(await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 100 })));
+    const upid = String(
+      data(await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 100 })),
+    );
     await api.waitTask("pve1", upid);
     const res = await api.get(`/nodes/pve1/tasks/${encodeURIComponent(upid)}/log?start=1&limit=1`);
     expect(res.body).toEqual({ total: 2, data: [{ n: 2, t: "TASK OK" }] });
     const all = await api.get(`/nodes/pve1/tasks/${encodeURIComponent(upid)}/log?limit=0`);
-    expect(all.body).toEqual({ total: 2, data: [{ n: 1, t: "create linked clone of drive scsi0 (shared:base-9000-disk-0)" }, { n: 2, t: "TASK OK" }] });
+    expect(all.body).toEqual({
+      total: 2,
+      data: [
+        { n: 1, t: "create linked clone of drive scsi0 (shared:base-9000-disk-0)" },
+        { n: 2, t: "TASK OK" },
+      ],
+    });
   });
 
   it("answers 400 for an unparsable or unknown UPID", async () => {
     const bad = await api.get("/nodes/pve1/tasks/nope/status");
     expect(bad.body?.["errors"]).toEqual({ upid: "unable to parse worker upid" });
-    const unknown = await api.get(`/nodes/pve1/tasks/${encodeURIComponent("UPID:pve1:00000001:00000001:00000001:qmstart:1:root@pam:")}/status`);
+    const unknown = await api.get(
+      `/nodes/pve1/tasks/${encodeURIComponent("UPID:pve1:00000001:00000001:00000001:qmstart:1:root@pam:")}/status`,
+    );
     expect(unknown.body?.["errors"]).toEqual({ upid: "no such task" });
   });
 
   it("needs Sys.Audit on the node for someone else's task", async () => {
-    const upid = String(data(await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 100 })));
+    const upid = String(
+      data(await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 100 })),
+    );
     const other = api.withToken(sim.addToken("ops@pve!other", []));
     const res = await other.get(`/nodes/pve1/tasks/${encodeURIComponent(upid)}/status`);
-    expect([res.status, res.statusText]).toEqual([403, "Permission check failed (/nodes/pve1, Sys.Audit)"]);
+    expect([res.status, res.statusText]).toEqual([
+      403,
+      "Permission check failed (/nodes/pve1, Sys.Audit)",
+    ]);
     await other.close();
   });
 });

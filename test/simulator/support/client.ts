@@ -33,7 +33,9 @@ export class TestClient {
     const body =
       params === undefined
         ? undefined
-        : new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+        : new URLSearchParams(
+            Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
+          ).toString();
     const res = await request(`${this.sim.url}/api2/json${path}`, {
       method: method as "GET",
       dispatcher: this.agent,

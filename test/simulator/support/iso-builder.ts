@@ -31,7 +31,14 @@ function record(name: Buffer, extent: number, size: number, dir: boolean): Buffe
   return r;
 }
 
-function descriptor(type: number, volumeId: string, rootExtent: number, rootSize: number, totalSectors: number, joliet: boolean): Buffer {
+function descriptor(
+  type: number,
+  volumeId: string,
+  rootExtent: number,
+  rootSize: number,
+  totalSectors: number,
+  joliet: boolean,
+): Buffer {
   const d = Buffer.alloc(SECTOR);
   d[0] = type;
   d.write("CD001", 1, "latin1");
@@ -55,13 +62,19 @@ export interface IsoOptions {
 }
 
 const mangle = (name: string): string => {
-  const [base = "", ext = ""] = name.toUpperCase().replace(/[^A-Z0-9.]/g, "_").split(".");
+  const [base = "", ext = ""] = name
+    .toUpperCase()
+    .replace(/[^A-Z0-9.]/g, "_")
+    .split(".");
   return `${base.slice(0, 8)}.${ext.slice(0, 3)};1`;
 };
 
 export function buildIso(files: Record<string, string | Buffer>, options: IsoOptions = {}): Buffer {
   const joliet = options.joliet ?? true;
-  const entries = Object.entries(files).map(([name, content]) => ({ name, data: Buffer.from(content) }));
+  const entries = Object.entries(files).map(([name, content]) => ({
+    name,
+    data: Buffer.from(content),
+  }));
   // Layout: 16 system sectors, PVD, [SVD], terminator, primary root, [joliet root], files.
   let sector = 16 + 1 + (joliet ? 1 : 0) + 1;
   const primaryRoot = sector++;
@@ -74,8 +87,13 @@ export function buildIso(files: Record<string, string | Buffer>, options: IsoOpt
   const total = sector;
   const image = Buffer.alloc(total * SECTOR);
   const dir = (rootExtent: number, encode: (name: string) => Buffer): Buffer => {
-    const parts = [record(Buffer.from([0]), rootExtent, SECTOR, true), record(Buffer.from([1]), rootExtent, SECTOR, true)];
-    entries.forEach((e, i) => parts.push(record(encode(e.name), extents[i] ?? 0, e.data.length, false)));
+    const parts = [
+      record(Buffer.from([0]), rootExtent, SECTOR, true),
+      record(Buffer.from([1]), rootExtent, SECTOR, true),
+    ];
+    entries.forEach((e, i) =>
+      parts.push(record(encode(e.name), extents[i] ?? 0, e.data.length, false)),
+    );
     return Buffer.concat(parts);
   };
   const volumeId = options.volumeId ?? "cidata";
@@ -87,7 +105,10 @@ export function buildIso(files: Record<string, string | Buffer>, options: IsoOpt
   }
   image[next * SECTOR] = 255;
   image.write("CD001", next * SECTOR + 1, "latin1");
-  dir(primaryRoot, (n) => Buffer.from((options.primaryName ?? mangle)(n), "latin1")).copy(image, primaryRoot * SECTOR);
+  dir(primaryRoot, (n) => Buffer.from((options.primaryName ?? mangle)(n), "latin1")).copy(
+    image,
+    primaryRoot * SECTOR,
+  );
   if (joliet) {
     dir(jolietRoot, (n) => Buffer.from(n, "utf16le").swap16()).copy(image, jolietRoot * SECTOR);
   }

@@ -17,7 +17,9 @@ describe("certs", () => {
     expect(server.ca).toBe(false);
     expect(server.checkIssued(ca)).toBe(true);
     expect(server.verify(ca.publicKey)).toBe(true);
-    expect(server.subjectAltName).toBe("DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1");
+    expect(server.subjectAltName).toBe(
+      "DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1",
+    );
     expect(server.checkIP("127.0.0.1")).toBe("127.0.0.1");
   });
 

@@ -1,0 +1,64 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = resolve(__dirname, "..", "..");
+const dir = mkdtempSync(join(tmpdir(), "pve-sim-cli-"));
+let cli: string;
+
+beforeAll(() => {
+  // Compile only the simulator (the build of the whole package is not this test's business).
+  execFileSync(process.execPath, [
+    join(root, "node_modules/typescript/bin/tsc"),
+    "--outDir",
+    join(dir, "out"),
+    "--rootDir",
+    root,
+    "--module",
+    "nodenext",
+    "--moduleResolution",
+    "nodenext",
+    "--target",
+    "es2022",
+    "--types",
+    "node",
+    "--skipLibCheck",
+    "--strict",
+    "--ignoreConfig",
+    join(root, "simulator/cli.ts"),
+  ]);
+  cli = join(dir, "out/simulator/cli.js");
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("cli", () => {
+  it("prints one JSON line when ready and saves state on SIGTERM", async () => {
+    const stateFile = join(dir, "state.json");
+    const caFile = join(dir, "ca.pem");
+    const child = spawn(
+      process.execPath,
+      [cli, "--port", "0", "--state-file", stateFile, "--ca-file", caFile, "--task-ms", "10"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const line = await new Promise<string>((done) =>
+      createInterface({ input: child.stdout }).once("line", done),
+    );
+    const ready = JSON.parse(line) as Record<string, string>;
+    expect(Object.keys(ready)).toEqual(["url", "caFile", "apiToken", "adminUrl"]);
+    expect(ready["url"]).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(ready["caFile"]).toBe(caFile);
+    expect(ready["adminUrl"]).toBe(`${ready["url"]}/_sim`);
+    expect(readFileSync(caFile, "utf8")).toContain("BEGIN CERTIFICATE");
+    const exit = new Promise<number | null>((done) => child.once("exit", done));
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+    const saved = JSON.parse(readFileSync(stateFile, "utf8")) as {
+      version: number;
+      vms: { vmid: number }[];
+    };
+    expect([saved.version, saved.vms.map((vm) => vm.vmid)]).toEqual([1, [9000, 9001]]);
+  });
+});
