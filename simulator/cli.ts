@@ -65,14 +65,6 @@ async function main(): Promise<void> {
       ? { taskDurationsMs: REALISTIC, defaultTaskMs: 1000 }
       : { defaultTaskMs: taskMs }),
   });
-  process.stdout.write(
-    `${JSON.stringify({
-      url: sim.url,
-      caFile: values.http === true ? null : (values["ca-file"] ?? null),
-      apiToken: sim.apiToken,
-      adminUrl: `${sim.url}/_sim`,
-    })}\n`,
-  );
   const stop = (): void => {
     // Running tasks are finished at once and the state file written before exit.
     sim.close().then(
@@ -83,8 +75,17 @@ async function main(): Promise<void> {
       },
     );
   };
+  // Handlers go in before the ready line: a script may signal as soon as it reads it.
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
+  process.stdout.write(
+    `${JSON.stringify({
+      url: sim.url,
+      caFile: values.http === true ? null : (values["ca-file"] ?? null),
+      apiToken: sim.apiToken,
+      adminUrl: `${sim.url}/_sim`,
+    })}\n`,
+  );
 }
 
 main().catch((err: unknown) => {

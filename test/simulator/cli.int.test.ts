@@ -43,6 +43,8 @@ describe("cli", () => {
       [cli, "--port", "0", "--state-file", stateFile, "--ca-file", caFile, "--task-ms", "10"],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const line = await new Promise<string>((done) =>
       createInterface({ input: child.stdout }).once("line", done),
     );
@@ -54,7 +56,8 @@ describe("cli", () => {
     expect(readFileSync(caFile, "utf8")).toContain("BEGIN CERTIFICATE");
     const exit = new Promise<number | null>((done) => child.once("exit", done));
     child.kill("SIGTERM");
-    expect(await exit).toBe(0);
+    // stderr is part of the expectation so a failure shows why the process did not exit cleanly.
+    expect({ code: await exit, stderr }).toEqual({ code: 0, stderr: "" });
     const saved = JSON.parse(readFileSync(stateFile, "utf8")) as {
       version: number;
       vms: { vmid: number }[];
