@@ -197,7 +197,12 @@ async function pollingOvershoot(): Promise<void> {
   }
 }
 
-await requestsPerOperation();
-await listingCalls();
-await pollingOvershoot();
-await closeSharedDispatchers();
+async function main(): Promise<void> {
+  await requestsPerOperation();
+  await listingCalls();
+  await pollingOvershoot();
+  await closeSharedDispatchers();
+}
+
+// A CommonJS file: no top-level await.
+void main();

@@ -166,6 +166,8 @@ export const vmInputsSchema = z.strictObject({
   started: orUnknown(z.boolean()).default(true),
   waitForIp: z.boolean().default(true),
   rebootPolicy: z.enum(["allow", "never"]).default("allow"),
+  /** A VM found on another node (HA, a manual migration): move it back, or accept the move. */
+  nodeDrift: z.enum(["moveBack", "accept"]).default("moveBack"),
   adopt: z.boolean().default(false),
   timeouts: timeoutsSchema.default(timeoutsSchema.parse({})),
 });

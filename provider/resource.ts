@@ -73,6 +73,12 @@ export interface ProxmoxVmArgs {
   readonly waitForIp?: pulumi.Input<boolean>;
   /** Whether an update may reboot a running VM to apply a change (default `allow`). */
   readonly rebootPolicy?: pulumi.Input<"allow" | "never">;
+  /**
+   * A VM found on another node than `node` (an HA move, a manual migration) is drift. With
+   * `moveBack` (default) `up` migrates it back, live when it runs; with `accept` the move is
+   * accepted and not reported. Never a replacement.
+   */
+  readonly nodeDrift?: pulumi.Input<"moveBack" | "accept">;
   /** Take over a complete VM that carries this resource's identity but is unknown to the stack. */
   readonly adopt?: pulumi.Input<boolean>;
   readonly timeouts?: pulumi.Input<{ cloneMs?: number; agentMs?: number; taskMs?: number }>;

@@ -288,6 +288,12 @@ export class HttpProxmoxApi implements ProxmoxApi {
     return this.#power(node, vmid, "reboot");
   }
 
+  migrateVm(node: string, vmid: number, target: string, online: boolean): Promise<Upid> {
+    return this.#request("POST", ["nodes", node, "qemu", vmid, "migrate"], schemas.upidSchema, {
+      form: { target, online },
+    });
+  }
+
   destroyVm(node: string, vmid: number): Promise<Upid> {
     // DELETE bodies are not parsed by PVE: parameters go in the query (reference.md §1).
     return this.#request("DELETE", ["nodes", node, "qemu", vmid], schemas.upidSchema, {

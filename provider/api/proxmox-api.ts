@@ -159,6 +159,8 @@ export interface ProxmoxApi {
   stopVm(node: string, vmid: number): Promise<Upid>;
   shutdownVm(node: string, vmid: number, timeoutSeconds?: number): Promise<Upid>;
   rebootVm(node: string, vmid: number): Promise<Upid>;
+  /** POST …/migrate: moves the VM to `target` (live when `online` and running). */
+  migrateVm(node: string, vmid: number, target: string, online: boolean): Promise<Upid>;
   /** DELETE …/qemu/{vmid} with purge and destroy-unreferenced-disks. */
   destroyVm(node: string, vmid: number): Promise<Upid>;
   /** PUT …/resize: `size` is PVE's syntax, e.g. `20G` (absolute). Null on PVE 7 (sync). */

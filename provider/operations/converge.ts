@@ -28,14 +28,16 @@ export interface VmLocation {
 
 const AGENT_POLL_MS = 2_000;
 
+/** Converges the VM and resolves with where it now runs. */
 export async function converge(
   ctx: OperationContext,
-  vm: VmLocation,
+  found: VmLocation,
   desired: ResolvedInputs,
   naming: Naming,
-): Promise<void> {
-  const label = `VM ${vm.vmid} on ${vm.node}`;
+): Promise<VmLocation> {
   const budget = desired.timeouts.taskMs;
+  const vm = await moveBackIfMoved(ctx, found, desired, budget);
+  const label = `VM ${vm.vmid} on ${vm.node}`;
   const config = await ctx.api.vmConfig(vm.node, vm.vmid);
   const previousSeed = cdromVolid(config.ide2);
 
@@ -123,6 +125,7 @@ export async function converge(
         });
     }
   }
+  return vm;
 }
 
 function configChanges(
@@ -249,4 +252,38 @@ async function waitForAddress(
     }
     await ctx.sleep(AGENT_POLL_MS);
   }
+}
+
+/**
+ * A VM that HA or a person moved goes back to its placement, unless the move is accepted. A
+ * seed on a node-local ISO storage would block the migration ("can't migrate local disk"), so
+ * it is ejected first; the convergence that follows attaches it again on the home node.
+ */
+async function moveBackIfMoved(
+  ctx: OperationContext,
+  vm: VmLocation,
+  desired: ResolvedInputs,
+  budgetMs: number,
+): Promise<VmLocation> {
+  if (vm.node === desired.node || desired.nodeDrift === "accept") return vm;
+  const [status, config, storages] = await Promise.all([
+    ctx.api.vmStatus(vm.node, vm.vmid),
+    ctx.api.vmConfig(vm.node, vm.vmid),
+    ctx.api.nodeStorages(vm.node),
+  ]);
+  const seedStorage = cdromVolid(config.ide2)?.split(":")[0];
+  const shared = storages.find((s) => s.storage === seedStorage)?.shared ?? false;
+  if (seedStorage !== undefined && !shared) {
+    ctx.progress(`VM ${vm.vmid} on ${vm.node}: ejecting the seed before moving back`);
+    const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, {
+      set: { ide2: "none,media=cdrom" },
+    });
+    if (upid) await ctx.waitForTask(vm.node, upid, { budgetMs, step: `VM ${vm.vmid}: ejecting` });
+  }
+  const online = status.status === "running";
+  const step = `VM ${vm.vmid}: moving back from ${vm.node} to ${desired.node}${online ? " (live)" : ""}`;
+  ctx.progress(step);
+  const upid = await ctx.api.migrateVm(vm.node, vm.vmid, desired.node, online);
+  await ctx.waitForTask(vm.node, upid, { budgetMs, step });
+  return { node: desired.node, vmid: vm.vmid };
 }

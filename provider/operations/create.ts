@@ -81,7 +81,7 @@ export async function createVm(
   }
 
   try {
-    await converge(ctx, vm, inputs, naming);
+    vm = await converge(ctx, vm, inputs, naming);
     return await observe(ctx, vm, inputs, naming);
   } catch (error) {
     // The VM exists: hand it to Pulumi as a partial create, so nothing leaks and the next

@@ -7,8 +7,9 @@
  * - Everything else updates in place, cloud-init included (a re-seed, not a rebuild).
  * - A value still unknown during preview counts as a possible change of its kind.
  * - `changes` is always set (the engine drops `stables`); `__provider` never counts.
- * - During a refresh the engine calls diff with the new read as `olds`: the observed node is
- *   compared then, so an HA move shows as drift of `currentNode`, not as a replacement.
+ * - A VM found on another node than its placement (HA, a manual migration) is drift of
+ *   `currentNode`, an in-place change (`up` moves it back), never a replacement; with
+ *   `nodeDrift: "accept"` the move is accepted and not reported.
  */
 import { containsUnknown, isUnknown, normalizeTags } from "../inputs";
 
@@ -39,6 +40,7 @@ const IN_PLACE = [
   "started",
   "waitForIp",
   "rebootPolicy",
+  "nodeDrift",
   "adopt",
 ] as const;
 const STRUCTURED = ["network", "cloudInit", "timeouts", "vmidRange"] as const;
@@ -70,10 +72,12 @@ export function diffVm(olds: Props, news: Props): DiffResult {
   for (const key of STRUCTURED) {
     if (news[key] !== undefined && differs(olds[key], news[key])) changed.push(key);
   }
-  // Only meaningful in a refresh's diff, where both sides are outputs.
-  if (olds["currentNode"] !== undefined && news["currentNode"] !== undefined) {
-    if (differs(olds["currentNode"], news["currentNode"])) changed.push("currentNode");
-  }
+  const moved =
+    typeof olds["currentNode"] === "string" &&
+    typeof news["node"] === "string" &&
+    olds["currentNode"] !== news["node"] &&
+    !replaces.includes("node");
+  if (moved && withDefault(news, "nodeDrift") !== "accept") changed.push("currentNode");
 
   const pinned = PINNED.some((key) => news[key] !== undefined);
   return {

@@ -31,8 +31,8 @@ export async function updateVm(
           vm,
         );
       }
-      await converge(ctx, vm, news, naming);
-      return await observe(ctx, vm, news, naming);
+      const now = await converge(ctx, vm, news, naming);
+      return await observe(ctx, now, news, naming);
     });
   } catch (error) {
     if (error instanceof PermanentError && error.code === "NOT_OURS") throw error;

@@ -31,6 +31,7 @@ export const vmStateSchema = z.looseObject({
   started: z.boolean(),
   waitForIp: z.boolean(),
   rebootPolicy: z.enum(["allow", "never"]),
+  nodeDrift: z.enum(["moveBack", "accept"]).default("moveBack"),
   adopt: z.boolean(),
   timeouts: timeoutsSchema,
   // Observed.

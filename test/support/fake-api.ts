@@ -234,6 +234,11 @@ export class FakeProxmoxApi implements ProxmoxApi {
     this.#vm(node, vmid);
     return this.#task(node, "qmreboot", vmid);
   }
+  async migrateVm(node: string, vmid: number, target: string, online: boolean): Promise<Upid> {
+    this.#enter("migrateVm", [node, vmid, target, online]);
+    this.#vm(node, vmid).node = target;
+    return this.#task(node, "qmigrate", vmid);
+  }
   async destroyVm(node: string, vmid: number): Promise<Upid> {
     this.#enter("destroyVm", [node, vmid]);
     this.#vm(node, vmid);

@@ -1,14 +1,14 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { e2eRoot, repoRoot, workspaceDir } from "./paths";
+import { e2eRoot, repoRoot } from "./paths";
 
 /**
  * Builds and packs the package once, then installs the tarball into a consumer workspace, so
  * every engine test loads `pulumi-proxmox` by name from node_modules — the path the closure
  * serializer and the dynamic-provider host really take for a user.
  */
-export default function setup(): void {
+export default function setup(): () => void {
   for (const tool of ["pulumi", "pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"]) {
     try {
       execFileSync("sh", ["-c", `command -v ${tool}`], { stdio: "pipe" });
@@ -16,35 +16,60 @@ export default function setup(): void {
       throw new Error(`${tool} is not on PATH: run the tests through scripts/test.sh`);
     }
   }
+  const runDir = path.join(e2eRoot, `run-${process.pid}`);
+  removeStaleRuns();
+  const workspaceDir = path.join(runDir, "workspace");
   fs.mkdirSync(workspaceDir, { recursive: true });
+  // Test workers start after this and inherit the variable (see paths.ts).
+  process.env["PULUMI_PROXMOX_E2E_WORKSPACE"] = workspaceDir;
   run("npm", ["run", "build", "--silent"], repoRoot);
-  const packed = run("npm", ["pack", "--silent", "--pack-destination", e2eRoot], repoRoot)
+  const packed = run("npm", ["pack", "--silent", "--pack-destination", runDir], repoRoot)
     .trim()
     .split("\n")
     .pop();
   if (!packed) throw new Error("npm pack printed no file name");
-  const tarball = path.join(e2eRoot, "pulumi-proxmox.tgz");
-  fs.renameSync(path.join(e2eRoot, packed), tarball);
+  const tarball = path.join(runDir, "pulumi-proxmox.tgz");
+  fs.renameSync(path.join(runDir, packed), tarball);
 
-  const sdkVersion = readJson(path.join(repoRoot, "node_modules/@pulumi/pulumi/package.json"))
-    .version as string;
+  const version = (pkg: string) =>
+    readJson(path.join(repoRoot, "node_modules", pkg, "package.json")).version as string;
+  // typescript and @types/node: the TypeScript examples run here as a user runs them, through
+  // the SDK's ts-node with the project's own compiler (the repo's versions, already cached).
   const manifest = {
     name: "e2e-workspace",
     private: true,
-    dependencies: { "@pulumi/pulumi": sdkVersion, "pulumi-proxmox": `file:${tarball}` },
+    dependencies: {
+      "@pulumi/pulumi": version("@pulumi/pulumi"),
+      "pulumi-proxmox": `file:${tarball}`,
+      typescript: version("typescript"),
+      "@types/node": version("@types/node"),
+    },
   };
   fs.writeFileSync(path.join(workspaceDir, "package.json"), JSON.stringify(manifest, null, 2));
-  // npm keeps an installed file: tarball of the same version even when its content changed.
-  fs.rmSync(path.join(workspaceDir, "node_modules", "pulumi-proxmox"), {
-    recursive: true,
-    force: true,
-  });
-  fs.rmSync(path.join(workspaceDir, "package-lock.json"), { force: true });
   run(
     "npm",
     ["install", "--no-audit", "--no-fund", "--prefer-offline", "--install-links", "--silent"],
     workspaceDir,
   );
+  return () => fs.rmSync(runDir, { recursive: true, force: true });
+}
+
+/** Workspaces of earlier runs whose process is gone (a run removes its own at the end). */
+function removeStaleRuns(): void {
+  for (const entry of fs.existsSync(e2eRoot) ? fs.readdirSync(e2eRoot) : []) {
+    const pid = Number(/^run-(\d+)$/.exec(entry)?.[1]);
+    if (!pid || isAlive(pid)) continue;
+    fs.rmSync(path.join(e2eRoot, entry), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function run(cmd: string, args: string[], cwd: string): string {

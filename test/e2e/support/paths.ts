@@ -8,6 +8,8 @@ export const e2eRoot = path.join(repoRoot, ".e2e");
 
 /**
  * A consumer project with `pulumi-proxmox` installed *by name* from `npm pack`'s tarball, as a
- * user's project gets it. Programs live in sub-folders so they resolve this node_modules.
+ * user's project gets it. Programs live in sub-folders so they resolve this node_modules. One
+ * per test run (global-setup sets the variable), so two runs never reinstall under each other.
  */
-export const workspaceDir = path.join(e2eRoot, "workspace");
+export const workspaceDir =
+  process.env["PULUMI_PROXMOX_E2E_WORKSPACE"] ?? path.join(e2eRoot, "workspace");

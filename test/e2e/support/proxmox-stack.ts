@@ -14,6 +14,19 @@ export async function proxmoxStack(
   engine: EngineEnv,
 ): Promise<string> {
   const dir = writeProgram(name, source);
+  await configureProxmoxStack(dir, sim, engine);
+  return dir;
+}
+
+/**
+ * Inits stack `dev` in an existing program folder and points it at `sim`: endpoint and CA in
+ * plain config, the API token as a secret.
+ */
+export async function configureProxmoxStack(
+  dir: string,
+  sim: Simulator,
+  engine: EngineEnv,
+): Promise<void> {
   const run = async (args: string[]) => {
     const result = await pulumi(args, dir, engine.env);
     if (result.code !== 0)
@@ -25,7 +38,6 @@ export async function proxmoxStack(
   const caFile = path.join(dir, "ca.pem");
   fs.writeFileSync(caFile, sim.caCertPem);
   await run(["config", "set", "proxmox:caCert", caFile]);
-  return dir;
 }
 
 /** VMs on the simulator that are not templates. */

@@ -125,13 +125,19 @@ describe("diffVm", () => {
     expect(diffVm(olds, unmanaged).changes).toBe(false);
   });
 
-  it("shows an HA move as drift of currentNode during a refresh, not as a replacement", () => {
-    const refreshed = { ...olds, currentNode: "pve2" };
-    expect(diffVm(refreshed, olds)).toEqual({
+  it("shows a VM moved off its node as drift of currentNode, an update and not a replacement", () => {
+    expect(diffVm({ ...olds, currentNode: "pve2" }, news)).toEqual({
       changes: true,
       replaces: [],
       deleteBeforeReplace: false,
       changed: ["currentNode"],
     });
+  });
+
+  it("does not report a move the user accepted", () => {
+    const accepted = { nodeDrift: "accept" };
+    expect(
+      diffVm({ ...olds, ...accepted, currentNode: "pve2" }, { ...news, ...accepted }).changes,
+    ).toBe(false);
   });
 });

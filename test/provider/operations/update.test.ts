@@ -107,3 +107,33 @@ describe("updateVm", () => {
     expect(api.callsOf("updateVmConfig")).toEqual([]);
   });
 });
+
+describe("updateVm after a move", () => {
+  it("moves a VM found on another node back to its placement, live when running", async () => {
+    const api = new FakeProxmoxApi();
+    const state = await createVm(testContext(api), resolve({}));
+    const vm = api.vms.get(state.vmid);
+    if (vm) vm.node = "pve2";
+    const updated = await updateVm(
+      testContext(api),
+      { ...state, currentNode: "pve2" },
+      resolve({}),
+    );
+    expect(api.callsOf("migrateVm")).toEqual([["pve2", state.vmid, "pve1", true]]);
+    expect(updated).toMatchObject({ node: "pve1", currentNode: "pve1" });
+  });
+
+  it("leaves an accepted move alone", async () => {
+    const api = new FakeProxmoxApi();
+    const state = await createVm(testContext(api), resolve({}));
+    const vm = api.vms.get(state.vmid);
+    if (vm) vm.node = "pve2";
+    const updated = await updateVm(
+      testContext(api),
+      { ...state, currentNode: "pve2" },
+      resolve({ nodeDrift: "accept" }),
+    );
+    expect(api.callsOf("migrateVm")).toEqual([]);
+    expect(updated.currentNode).toBe("pve2");
+  });
+});
