@@ -1,0 +1,115 @@
+/**
+ * The privileges the provider's operations need, on the ACL paths PVE checks them
+ * (reference.md §7), and how to read a token's effective privileges on a path from
+ * `GET /access/permissions`. Pure.
+ */
+import type { Permissions } from "../provider/api/proxmox-api";
+
+/** One privilege (or a `|`-joined any-of list) on one ACL path, and what needs it. */
+export interface Requirement {
+  /** `VM.Clone`, or `VM.GuestAgent.Audit|VM.GuestAgent.Unrestricted` for an any-of check. */
+  readonly privilege: string;
+  readonly path: string;
+  readonly why: string;
+}
+
+export interface RequirementInput {
+  readonly templateVmid: number | undefined;
+  readonly diskStorages: readonly string[];
+  readonly isoStorage: string;
+  readonly bridges: readonly string[];
+  readonly nodes: readonly string[];
+  /** PVE's major version: SDN.Use from 8, the guest-agent privileges from 9. */
+  readonly pveMajor: number;
+}
+
+/** The name of the role `doctor` tells the admin to create. */
+export const ROLE_NAME = "PulumiProxmox";
+
+export function requirements(input: RequirementInput): Requirement[] {
+  const out: Requirement[] = [];
+  const add = (privilege: string, path: string, why: string) => out.push({ privilege, path, why });
+  if (input.templateVmid !== undefined) {
+    const template = `/vms/${input.templateVmid}`;
+    add("VM.Audit", template, "read the template's config");
+    add("VM.Clone", template, "clone the template");
+  }
+  // New VMIDs are not known in advance: the privileges must propagate from /vms.
+  add("VM.Allocate", "/vms", "create (clone into) and destroy VMs");
+  add("VM.Audit", "/vms", "list and read VMs (refresh, delete, sweep)");
+  add("VM.Config.CPU", "/vms", "set cores");
+  add("VM.Config.Memory", "/vms", "set memory");
+  add("VM.Config.Network", "/vms", "set net0");
+  add("VM.Config.Options", "/vms", "set name, description (the identity mark), tags, agent");
+  add("VM.Config.CDROM", "/vms", "attach the cloud-init seed ISO (ide2)");
+  add("VM.Config.Disk", "/vms", "grow the boot disk (diskSize)");
+  add("VM.PowerMgmt", "/vms", "start, stop, shut down and reboot VMs");
+  add(
+    input.pveMajor >= 9 ? "VM.GuestAgent.Audit|VM.GuestAgent.Unrestricted" : "VM.Monitor",
+    "/vms",
+    "read the guest agent's addresses",
+  );
+  for (const storage of input.diskStorages) {
+    add("Datastore.AllocateSpace", `/storage/${storage}`, "allocate the clone's disks");
+  }
+  const iso = `/storage/${input.isoStorage}`;
+  add("Datastore.AllocateTemplate", iso, "upload the seed ISO");
+  add("Datastore.Allocate", iso, "delete seed ISOs");
+  add("Datastore.Audit", iso, "list seed ISOs and attach them");
+  if (input.pveMajor >= 8) {
+    for (const bridge of input.bridges) {
+      add("SDN.Use", `/sdn/zones/localnetwork/${bridge}`, `use bridge ${bridge} (clone, net0)`);
+    }
+  }
+  for (const node of input.nodes) {
+    add("Sys.Audit", `/nodes/${node}`, "read task status and node state");
+  }
+  return out;
+}
+
+/**
+ * The privileges a token has on `path`, from the answer of `GET /access/permissions` (which lists
+ * every path of the ACL tree, each privilege with its propagate flag): the deepest listed path
+ * at or above `path` decides; above `path`, only propagated privileges count.
+ */
+export function privilegesOn(permissions: Permissions, path: string): Set<string> {
+  const parts = path.split("/").filter((part) => part !== "");
+  for (let depth = parts.length; depth >= 0; depth--) {
+    const level = depth === 0 ? "/" : `/${parts.slice(0, depth).join("/")}`;
+    const privs = permissions[level];
+    if (privs === undefined) continue;
+    const exact = depth === parts.length;
+    return new Set(
+      Object.entries(privs)
+        .filter(([, propagate]) => exact || propagate === 1)
+        .map(([privilege]) => privilege),
+    );
+  }
+  return new Set();
+}
+
+/** Whether the token satisfies one requirement (any of a `|` list). */
+export function satisfied(permissions: Permissions, requirement: Requirement): boolean {
+  const have = privilegesOn(permissions, requirement.path);
+  return requirement.privilege.split("|").some((privilege) => have.has(privilege));
+}
+
+/**
+ * The `pveum` lines that create the minimal role and grant it where it is needed: the role holds
+ * every privilege (the first of an any-of list), granted on the fewest paths that cover them.
+ */
+export function roleCommands(needs: readonly Requirement[], tokenId: string): string[] {
+  const privileges = [...new Set(needs.map((need) => need.privilege.split("|")[0] ?? ""))].sort();
+  const paths = [...new Set(needs.map((need) => need.path))].sort();
+  const minimal = paths.filter(
+    (path) => !paths.some((other) => other !== path && path.startsWith(`${other}/`)),
+  );
+  const user = tokenId.split("!")[0] ?? tokenId;
+  return [
+    `pveum role add ${ROLE_NAME} -privs "${privileges.join(" ")}"`,
+    ...minimal.flatMap((path) => [
+      `pveum acl modify ${path} -user '${user}' -role ${ROLE_NAME}`,
+      `pveum acl modify ${path} -token '${tokenId}' -role ${ROLE_NAME}`,
+    ]),
+  ];
+}

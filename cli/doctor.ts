@@ -1,0 +1,228 @@
+/**
+ * `pulumi-proxmox doctor`: a preflight against a real endpoint. Checks the token, every privilege
+ * the provider's operations need on the paths PVE checks them, the template, the disk and ISO
+ * storages on each target node, the nodes, and the clock; prints a table and the minimal role.
+ * Read-only: it creates nothing on the cluster.
+ */
+import { HttpProxmoxApi } from "../provider/api/http-api";
+import type { Permissions, ProxmoxApi } from "../provider/api/proxmox-api";
+import type { ConnectionConfig } from "../provider/config";
+import { hasCode } from "../provider/errors";
+import {
+  CONNECTION_FLAGS,
+  CONNECTION_HELP,
+  connectionFrom,
+  parseFlags,
+  required,
+  type Io,
+} from "./args";
+import { requirements, roleCommands, satisfied } from "./doctor-privileges";
+import {
+  checkClock,
+  checkStorage,
+  probeNodes,
+  probeTemplate,
+  type DoctorCheck,
+} from "./doctor-probes";
+import { writeReport, type ExitCode } from "./report";
+
+export type { DoctorCheck } from "./doctor-probes";
+
+export interface DoctorOptions {
+  readonly connection: ConnectionConfig;
+  /** The template to clone: VMID or name. */
+  readonly template: string;
+  /** Nodes VMs will be placed on; default: the template's node. */
+  readonly nodes?: readonly string[] | undefined;
+  /** Disk storage for the clones; default: the template's disk storages. */
+  readonly storage?: string | undefined;
+  /** Storage for the seed ISOs; default `local`. */
+  readonly isoStorage?: string | undefined;
+  /** Bridges the VMs use; default `vmbr0` plus the template's. */
+  readonly bridges?: readonly string[] | undefined;
+  /** The seam to use instead of HTTP (tests). */
+  readonly api?: ProxmoxApi | undefined;
+}
+
+export interface DoctorReport {
+  readonly endpoint: string;
+  readonly tokenId: string;
+  /** `8.4.1`, when the token was accepted. */
+  readonly pveVersion?: string | undefined;
+  readonly checks: readonly DoctorCheck[];
+  /** The `pveum` lines that create the minimal role and grant it. */
+  readonly role: readonly string[];
+  /** 0 when no check failed (warnings allowed), else 1. */
+  readonly exitCode: ExitCode;
+}
+
+/** Runs every check; resolves with the report (never rejects for a PVE answer). */
+export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
+  const { connection } = options;
+  const api = options.api ?? new HttpProxmoxApi({ connection, timeoutMs: 30_000 });
+  const checks: DoctorCheck[] = [];
+  const done = (pveVersion?: string, role: string[] = []): DoctorReport => ({
+    endpoint: connection.origin,
+    tokenId: connection.tokenId,
+    ...(pveVersion === undefined ? {} : { pveVersion }),
+    checks,
+    role,
+    exitCode: checks.some((c) => c.status === "fail") ? 1 : 0,
+  });
+
+  let version: { version: string; release: string };
+  try {
+    version = await api.version();
+    checks.push({
+      area: "token",
+      name: `token ${connection.tokenId}`,
+      status: "ok",
+      detail: `accepted; PVE ${version.version}`,
+    });
+  } catch (error) {
+    const detail = hasCode(error, "AUTH")
+      ? `rejected (401): check the token id and secret, that the token has not expired and that its user is enabled — ${(error as Error).message}`
+      : `cannot reach the API: ${(error as Error).message}`;
+    checks.push({ area: "token", name: `token ${connection.tokenId}`, status: "fail", detail });
+    return done();
+  }
+  const pveMajor = Number.parseInt(version.release, 10) || 8;
+
+  const template = await probeTemplate(api, options.template, checks);
+  const nodes = options.nodes?.length ? [...options.nodes] : template ? [template.node] : [];
+  if (nodes.length === 0) {
+    checks.push({
+      area: "node",
+      name: "target node",
+      status: "fail",
+      detail: "unknown: pass --node",
+    });
+  }
+  const storagesByNode = await probeNodes(api, nodes, checks);
+  const isoStorage = options.isoStorage ?? "local";
+  const diskStorages = options.storage ? [options.storage] : (template?.diskStorages ?? []);
+  for (const [node, storages] of storagesByNode) {
+    for (const storage of diskStorages) checkStorage(node, storages, storage, "images", checks);
+    checkStorage(node, storages, isoStorage, "iso", checks);
+  }
+  if (template && nodes.some((node) => node !== template.node) && diskStorages.length > 0) {
+    // A clone onto another node needs every template volume on shared storage.
+    const shared = storagesByNode.get(nodes.find((n) => n !== template.node) ?? "") ?? [];
+    const local = template.diskStorages.filter(
+      (s) => shared.find((x) => x.storage === s)?.shared !== true,
+    );
+    if (local.length > 0) {
+      checks.push({
+        area: "template",
+        name: `clone from ${template.node} to other nodes`,
+        status: "fail",
+        detail: `template disks on non-shared storage ${local.join(", ")}: PVE can only clone across nodes from shared storage`,
+      });
+    }
+  }
+
+  const needs = requirements({
+    templateVmid:
+      template?.vmid ?? (/^\d+$/.test(options.template) ? Number(options.template) : undefined),
+    diskStorages,
+    isoStorage,
+    bridges: [...new Set([...(options.bridges ?? ["vmbr0"]), ...(template?.bridges ?? [])])],
+    nodes: [...new Set([...nodes, ...(template ? [template.node] : [])])],
+    pveMajor,
+  });
+  let permissions: Permissions | undefined;
+  try {
+    permissions = await api.permissions();
+  } catch (error) {
+    checks.push({
+      area: "privilege",
+      name: "permissions",
+      status: "fail",
+      detail: `cannot read: ${(error as Error).message}`,
+    });
+  }
+  if (permissions !== undefined) {
+    for (const need of needs) {
+      const ok = satisfied(permissions, need);
+      checks.push({
+        area: "privilege",
+        name: `${need.privilege} on ${need.path}`,
+        status: ok ? "ok" : "fail",
+        detail: ok ? need.why : `missing: needed to ${need.why}`,
+      });
+    }
+  }
+  await checkClock(connection, checks);
+  return done(version.version, roleCommands(needs, connection.tokenId));
+}
+
+/** The table and the closing lines. */
+export function formatDoctor(report: DoctorReport): string {
+  const width = Math.max(5, ...report.checks.map((c) => c.name.length));
+  const row = (status: string, name: string, detail: string) =>
+    `${status.padEnd(6)}  ${name.padEnd(width)}  ${detail}`;
+  const lines = [
+    `pulumi-proxmox doctor: ${report.endpoint} as ${report.tokenId}`,
+    "",
+    row("STATUS", "CHECK", "DETAIL"),
+    ...report.checks.map((c) => row(c.status === "fail" ? "FAIL" : c.status, c.name, c.detail)),
+  ];
+  if (report.role.length > 0) {
+    lines.push(
+      "",
+      "The minimal role, and where to grant it (as root on a PVE node):",
+      ...report.role.map((l) => `  ${l}`),
+    );
+  }
+  const failed = report.checks.filter((c) => c.status === "fail").length;
+  const warned = report.checks.filter((c) => c.status === "warn").length;
+  lines.push(
+    "",
+    failed === 0
+      ? `All checks passed${warned ? ` (${warned} warning(s))` : ""}.`
+      : `${failed} check(s) failed.`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+const HELP = `Usage: pulumi-proxmox doctor --template VMID|NAME [flags]
+
+Checks the endpoint, the token, every privilege the provider needs, the template, the storages,
+the nodes and the clock. Exit 0 when nothing failed, 1 otherwise.
+
+  --template VMID|NAME    the template VMs are cloned from; required
+  --node NODE             a node VMs are placed on (repeatable; default: the template's)
+  --storage ID            disk storage for the clones (default: the template's)
+  --iso-storage ID        storage for the seed ISOs (default: local)
+  --bridge NAME           a bridge the VMs use (repeatable; default: vmbr0)
+  --report FILE           also write the JSON report there
+
+${CONNECTION_HELP}`;
+
+export async function doctorCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
+  const { values } = parseFlags(argv, {
+    ...CONNECTION_FLAGS,
+    template: { type: "string" },
+    node: { type: "string", multiple: true },
+    storage: { type: "string" },
+    "iso-storage": { type: "string" },
+    bridge: { type: "string", multiple: true },
+    report: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help === true) {
+    io.stdout(`${HELP}\n`);
+    return 0;
+  }
+  const report = await doctor({
+    connection: connectionFrom(values),
+    template: required(values.template, "template"),
+    nodes: values.node,
+    storage: values.storage,
+    isoStorage: values["iso-storage"],
+    bridges: values.bridge,
+  });
+  io.stdout(formatDoctor(report));
+  if (values.report !== undefined) writeReport(values.report, report);
+  return report.exitCode;
+}

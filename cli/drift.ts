@@ -1,0 +1,25 @@
+/**
+ * `pulumi-proxmox drift`: `pulumi preview --refresh` on a stack, as a CI check. Exit code 0 when
+ * the program and Proxmox agree, 2 when the engine would change something, 1 on any error.
+ */
+import { runEngineCommand, type EngineCommandOptions } from "./engine-command";
+import type { CommandReport } from "./report";
+
+export type DriftOptions = EngineCommandOptions;
+
+/**
+ * Runs the drift check. Resolves with the report (never rejects): `status` is `clean`, `drift`
+ * or `error`, `exitCode` 0, 2 or 1, and `resources` names each resource and property that
+ * differs, with the recorded, live and desired values.
+ */
+export function drift(options: DriftOptions): Promise<CommandReport> {
+  return runEngineCommand("drift", options, async (stack, hooks) => {
+    const result = await stack.preview({
+      refresh: true,
+      color: "never",
+      onEvent: hooks.onEvent,
+      onOutput: hooks.onOutput,
+    });
+    return { changeSummary: result.changeSummary };
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * The shared body of `drift`, `up` and `destroy`: select the stack, run one engine operation
+ * with the change collector and the progress stream attached, and turn the outcome (or the
+ * failure) into a {@link CommandReport}. Never throws: a failure is a report with exit code 1.
+ */
+import type { EngineEvent, PulumiStack, StackSelection } from "./automation";
+import { selectStack } from "./automation";
+import { ChangeCollector } from "./events";
+import { isPlanned, writeReport, type CommandReport } from "./report";
+
+export interface EngineCommandOptions extends StackSelection {
+  /** Receives the engine's progress output; default: this process's stdout. */
+  readonly onOutput?: ((text: string) => void) | undefined;
+  /** Receives every engine event, after the report's collector. */
+  readonly onEvent?: ((event: EngineEvent) => void) | undefined;
+  /** Also write the JSON report to this file. */
+  readonly reportFile?: string | undefined;
+}
+
+export interface EngineRun {
+  readonly changeSummary: Readonly<Record<string, number>>;
+  readonly outputs?: Readonly<Record<string, unknown>> | undefined;
+}
+
+export interface EngineHooks {
+  readonly onEvent: (event: EngineEvent) => void;
+  readonly onOutput: (text: string) => void;
+}
+
+const NO_CHANGE = new Set(["same", "refresh", "read"]);
+
+export async function runEngineCommand(
+  command: CommandReport["command"],
+  options: EngineCommandOptions,
+  run: (stack: PulumiStack, hooks: EngineHooks) => Promise<EngineRun>,
+): Promise<CommandReport> {
+  const startedAt = new Date();
+  const collector = new ChangeCollector();
+  const hooks: EngineHooks = {
+    onEvent: (event) => {
+      collector.onEvent(event);
+      options.onEvent?.(event);
+    },
+    onOutput: options.onOutput ?? ((text) => void process.stdout.write(text)),
+  };
+  const base = { command, stack: options.stack, startedAt: startedAt.toISOString() };
+  let report: CommandReport;
+  try {
+    const stack = await selectStack(options);
+    const result = await run(stack, hooks);
+    const resources = collector.changes();
+    const planned =
+      resources.some(isPlanned) ||
+      Object.entries(result.changeSummary).some(([op, n]) => !NO_CHANGE.has(op) && n > 0);
+    const status = command !== "drift" ? "ok" : planned ? "drift" : "clean";
+    report = {
+      ...base,
+      status,
+      exitCode: status === "drift" ? 2 : 0,
+      durationMs: Date.now() - startedAt.getTime(),
+      changeSummary: result.changeSummary,
+      resources,
+      ...(result.outputs === undefined ? {} : { outputs: result.outputs }),
+    };
+  } catch (error) {
+    report = {
+      ...base,
+      status: "error",
+      exitCode: 1,
+      durationMs: Date.now() - startedAt.getTime(),
+      changeSummary: {},
+      resources: collector.changes(),
+      error: errorText(error, collector.errors),
+    };
+  }
+  if (options.reportFile !== undefined) writeReport(options.reportFile, report);
+  return report;
+}
+
+/**
+ * The engine's own error diagnostics when it sent any; otherwise the `error:` lines of the CLI's
+ * output that the automation API packs into its message, or the message's first line.
+ */
+export function errorText(error: unknown, diagnostics: readonly string[]): string {
+  if (diagnostics.length > 0) return [...new Set(diagnostics)].join("\n");
+  const message = error instanceof Error ? error.message : String(error);
+  const lines = message
+    .split("\n")
+    .map((line) => line.trim().replace(/^stderr:\s*/, ""))
+    .filter((line) => /^error:/.test(line));
+  return lines.length > 0 ? [...new Set(lines)].join("\n") : (message.split("\n")[0] ?? message);
+}

@@ -1,0 +1,130 @@
+/**
+ * Turns the engine's event stream into {@link ResourceChange}s. The dynamic provider's diff names
+ * no properties (the engine's `diffs` and `detailedDiff` are empty for it), so the properties are
+ * found by comparing the step's states: the refresh's old and new outputs (what changed outside
+ * Pulumi), then the planned step's old outputs against its new inputs (what the program wants).
+ * Pure: fed events, asked for the changes.
+ */
+import type { EngineEvent } from "./automation";
+import type { PropertyChange, ResourceChange } from "./report";
+
+type Props = Readonly<Record<string, unknown>>;
+
+interface Seen {
+  type: string;
+  refresh?: { old: Props; new: Props };
+  step?: { op: string; old: Props; inputs: Props; keys: readonly string[] | undefined };
+}
+
+/** Keys that are plumbing, not properties: never reported. */
+const IGNORED = new Set(["__provider", "__pulumiType"]);
+
+export class ChangeCollector {
+  readonly #seen = new Map<string, Seen>();
+  readonly #errors: string[] = [];
+
+  /** Pass as the automation API's `onEvent`. */
+  readonly onEvent = (event: EngineEvent): void => {
+    const diagnostic = event.diagnosticEvent;
+    if (diagnostic?.severity === "error") this.#errors.push(diagnostic.message.trim());
+    const metadata = event.resourcePreEvent?.metadata ?? event.resOutputsEvent?.metadata;
+    if (metadata === undefined || metadata.type.startsWith("pulumi:providers:")) return;
+    if (metadata.type === "pulumi:pulumi:Stack") return;
+    const seen = this.#seen.get(metadata.urn) ?? { type: metadata.type };
+    this.#seen.set(metadata.urn, seen);
+    const old = (metadata.old?.outputs ?? {}) as Props;
+    if (metadata.op === "refresh") {
+      // The outputs event carries the read; the pre event only the state before it.
+      if (event.resOutputsEvent !== undefined) {
+        seen.refresh = { old, new: (metadata.new?.outputs ?? {}) as Props };
+      }
+      return;
+    }
+    if (event.resourcePreEvent !== undefined || seen.step === undefined) {
+      const keys = metadata.detailedDiff
+        ? Object.keys(metadata.detailedDiff)
+        : (metadata.diffs ?? undefined);
+      seen.step = {
+        op: metadata.op,
+        old,
+        inputs: (metadata.new?.inputs ?? {}) as Props,
+        keys: keys === undefined ? undefined : keys.map(topLevel),
+      };
+    }
+  };
+
+  /** Error diagnostics the engine reported (a failed refresh's provider error, …). */
+  get errors(): readonly string[] {
+    return this.#errors;
+  }
+
+  /** Every resource with a step other than `same`, or whose outputs the refresh changed. */
+  changes(): ResourceChange[] {
+    const out: ResourceChange[] = [];
+    for (const [urn, seen] of this.#seen) {
+      const op = seen.step?.op ?? "same";
+      const outside = seen.refresh ? changedKeys(seen.refresh.old, seen.refresh.new) : [];
+      const planned = op === "update" || op === "replace" ? plannedKeys(seen) : [];
+      if (op === "same" && outside.length === 0) continue;
+      if ((op === "read" || op === "refresh") && outside.length === 0) continue;
+      const names = [...new Set([...planned, ...outside])].sort();
+      out.push({
+        urn,
+        type: seen.type,
+        name: urn.slice(urn.lastIndexOf("::") + 2),
+        op: op === "same" ? "refresh" : op,
+        properties: names.map((name) => property(name, seen, planned.includes(name))),
+      });
+    }
+    return out;
+  }
+}
+
+function property(name: string, seen: Seen, planned: boolean): PropertyChange {
+  const refresh = seen.refresh;
+  const live = refresh ? refresh.new[name] : seen.step?.old[name];
+  const changedOutside = refresh !== undefined && !same(refresh.old[name], refresh.new[name]);
+  return {
+    property: name,
+    ...(refresh === undefined ? {} : { recorded: refresh.old[name] }),
+    live,
+    ...(planned ? { desired: seen.step?.inputs[name] } : {}),
+    changedOutside,
+  };
+}
+
+function plannedKeys(seen: Seen): string[] {
+  const step = seen.step;
+  if (step === undefined) return [];
+  if (step.keys !== undefined && step.keys.length > 0)
+    return step.keys.filter((k) => !IGNORED.has(k));
+  return Object.keys(step.inputs).filter(
+    (key) =>
+      !IGNORED.has(key) && step.inputs[key] !== undefined && !same(step.old[key], step.inputs[key]),
+  );
+}
+
+function changedKeys(old: Props, now: Props): string[] {
+  const keys = new Set([...Object.keys(old), ...Object.keys(now)]);
+  return [...keys].filter((key) => !IGNORED.has(key) && !same(old[key], now[key]));
+}
+
+/** `network.bridge` → `network`, `tags[0]` → `tags`. */
+function topLevel(path: string): string {
+  return /^[^.[]+/.exec(path)?.[0] ?? path;
+}
+
+/** Structural equality, key order ignored. */
+export function same(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, v: unknown) =>
+      v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+        : v,
+    ) ?? "undefined"
+  );
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+/**
+ * `pulumi-proxmox`: the CI entry points (drift, up, destroy) on Pulumi's automation API, and the
+ * Proxmox-side tools (doctor, sweep). Every subcommand is also a function exported here.
+ */
+import { STACK_HELP, STACK_FLAGS, parseFlags, processIo, required, type Io } from "./args";
+import { destroy } from "./destroy";
+import { doctorCommand } from "./doctor";
+import { drift } from "./drift";
+import type { EngineCommandOptions } from "./engine-command";
+import { formatReport, UsageError, type CommandReport, type ExitCode } from "./report";
+import { sweepCommand } from "./sweep";
+import { up } from "./up";
+
+export { drift, type DriftOptions } from "./drift";
+export { up, type UpOptions } from "./up";
+export { destroy, type DestroyOptions } from "./destroy";
+export { doctor, type DoctorOptions, type DoctorReport, type DoctorCheck } from "./doctor";
+export { sweep, type SweepOptions, type SweepReport, type SweepItem } from "./sweep";
+export type { EngineCommandOptions } from "./engine-command";
+export type { StackSelection, AutomationModule } from "./automation";
+export {
+  formatReport,
+  UsageError,
+  type CommandReport,
+  type ExitCode,
+  type PropertyChange,
+  type ResourceChange,
+} from "./report";
+
+const USAGE = `Usage: pulumi-proxmox <command> [flags]
+
+Commands:
+  drift     preview --refresh a stack: exit 0 clean, 2 drift found, 1 error
+  up        pulumi up for CI: exit 0 ok, 1 error
+  destroy   pulumi destroy for CI: exit 0 ok, 1 error
+  doctor    check a Proxmox endpoint, token, privileges, template and storages: exit 0 or 1
+  sweep     list (or --apply: delete) marked VMs and seed ISOs no given stack owns
+
+Run \`pulumi-proxmox <command> --help\` for its flags. Docs: docs/cli.md`;
+
+const ENGINE_HELP: Record<string, string> = {
+  drift:
+    "Usage: pulumi-proxmox drift --stack NAME [flags]\n\nRuns `pulumi preview --refresh`; exit 0 clean, 2 drift found, 1 error.",
+  up: "Usage: pulumi-proxmox up --stack NAME [--refresh] [flags]\n\nRuns `pulumi up`; exit 0 ok, 1 error.",
+  destroy:
+    "Usage: pulumi-proxmox destroy --stack NAME [--refresh] [flags]\n\nRuns `pulumi destroy`; exit 0 ok, 1 error.",
+};
+
+/** Runs one command line (without `node` and the script); resolves with the exit code. */
+export async function main(argv: readonly string[], io: Io = processIo): Promise<ExitCode> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "drift":
+      case "up":
+      case "destroy":
+        return await engineCommand(command, rest, io);
+      case "doctor":
+        return await doctorCommand(rest, io);
+      case "sweep":
+        return await sweepCommand(rest, io);
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        io.stdout(`${USAGE}\n`);
+        return command === undefined ? 1 : 0;
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+    }
+  } catch (error) {
+    io.stderr(`pulumi-proxmox: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+async function engineCommand(
+  command: "drift" | "up" | "destroy",
+  argv: readonly string[],
+  io: Io,
+): Promise<ExitCode> {
+  const { values } = parseFlags(argv, { ...STACK_FLAGS, refresh: { type: "boolean" } });
+  if (command === "drift" && values.refresh !== undefined) {
+    throw new UsageError("drift always refreshes: drop --refresh");
+  }
+  if (values.help === true) {
+    io.stdout(`${ENGINE_HELP[command] ?? ""}\n\n${STACK_HELP}\n`);
+    return 0;
+  }
+  const options: EngineCommandOptions & { refresh?: boolean } = {
+    stack: required(values.stack, "stack"),
+    cwd: values.cwd,
+    backend: values.backend,
+    reportFile: values.report,
+    onOutput: values.quiet === true ? () => undefined : io.stdout,
+    refresh: values.refresh === true,
+  };
+  const run: Record<typeof command, (o: typeof options) => Promise<CommandReport>> = {
+    drift,
+    up,
+    destroy,
+  };
+  const report = await run[command](options);
+  (report.status === "error" ? io.stderr : io.stdout)(`\n${formatReport(report)}`);
+  return report.exitCode;
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * What every subcommand reports: the JSON shape written with `--report`, the human summary, and
+ * the exit codes. The JSON is a contract for CI code: fields are only ever added.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+
+/** 0 ok / clean, 1 error, 2 drift found (drift only). */
+export type ExitCode = 0 | 1 | 2;
+
+/** A bad flag or option: reported as an error with exit code 1, before anything runs. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** One property of one resource, as far as the engine told. */
+export interface PropertyChange {
+  /** Top-level property name, e.g. `cores`. */
+  readonly property: string;
+  /** In the state before the refresh: what the last `up` recorded. */
+  readonly recorded?: unknown;
+  /** What Proxmox holds now (read by the refresh). */
+  readonly live?: unknown;
+  /** What the program declares. */
+  readonly desired?: unknown;
+  /** True when the refresh saw the value change outside Pulumi. */
+  readonly changedOutside: boolean;
+}
+
+export interface ResourceChange {
+  readonly urn: string;
+  readonly type: string;
+  /** The resource's logical name (the URN's last part). */
+  readonly name: string;
+  /**
+   * The engine's step: `update`, `replace`, `create`, `delete`… or `refresh` when only the
+   * refresh saw outputs change (addresses, status) and the program needs no step.
+   */
+  readonly op: string;
+  readonly properties: readonly PropertyChange[];
+}
+
+export interface CommandReport {
+  readonly command: "drift" | "up" | "destroy";
+  readonly stack: string;
+  /** `clean`/`drift` for drift, `ok` for up and destroy, `error` for any failure. */
+  readonly status: "clean" | "drift" | "ok" | "error";
+  readonly exitCode: ExitCode;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  /** The engine's count per step kind, e.g. `{ "same": 2, "update": 1 }`. */
+  readonly changeSummary: Readonly<Record<string, number>>;
+  /** Every resource with a step other than `same`, or whose refresh changed outputs. */
+  readonly resources: readonly ResourceChange[];
+  /** Stack outputs after `up`. */
+  readonly outputs?: Readonly<Record<string, unknown>> | undefined;
+  /** Set when status is `error`: the engine's error lines, or the failure's message. */
+  readonly error?: string | undefined;
+}
+
+/** Writes a report as pretty JSON, creating the folder. */
+export function writeReport(file: string, report: unknown): void {
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/** A value for a one-line summary: JSON, shortened. */
+export function show(value: unknown): string {
+  if (value === undefined) return "(unset)";
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+const SIGN: Record<string, string> = {
+  create: "+",
+  delete: "-",
+  update: "~",
+  replace: "+-",
+  "create-replacement": "++",
+  "delete-replaced": "--",
+  refresh: "*",
+};
+
+/** The human summary: one block per resource, one line per property. */
+export function formatChanges(changes: readonly ResourceChange[]): string {
+  const lines: string[] = [];
+  for (const change of changes) {
+    lines.push(`  ${SIGN[change.op] ?? "~"} ${change.name} (${change.type}): ${change.op}`);
+    for (const p of change.properties) lines.push(`      ${formatProperty(p)}`);
+  }
+  return lines.join("\n");
+}
+
+function formatProperty(p: PropertyChange): string {
+  if (p.changedOutside) {
+    const wants = "desired" in p ? `; the program sets ${show(p.desired)}` : "";
+    return `${p.property}: ${show(p.recorded)} → ${show(p.live)} (changed outside Pulumi${wants})`;
+  }
+  const from = "live" in p ? p.live : p.recorded;
+  return `${p.property}: ${show(from)} → ${show(p.desired)} (program)`;
+}
+
+/** The closing lines of drift/up/destroy. */
+export function formatReport(report: CommandReport): string {
+  const head: Record<CommandReport["status"], string> = {
+    clean: `No drift in stack ${report.stack}.`,
+    drift: `Drift found in stack ${report.stack}: ${report.resources.filter(isPlanned).length} resource(s) would change.`,
+    ok: `${report.command} of stack ${report.stack} succeeded.`,
+    error: `${report.command} of stack ${report.stack} failed.`,
+  };
+  const parts = [head[report.status]];
+  if (report.resources.length > 0) parts.push(formatChanges(report.resources));
+  if (report.error !== undefined) parts.push(`  error: ${report.error.replace(/\n/g, "\n  ")}`);
+  return `${parts.join("\n")}\n`;
+}
+
+/** Whether a change is a step the engine would take (not just refreshed outputs). */
+export function isPlanned(change: ResourceChange): boolean {
+  return !["same", "refresh", "read"].includes(change.op);
+}

@@ -1,0 +1,263 @@
+/**
+ * `pulumi-proxmox sweep`: lists the VMs and seed ISOs that carry this package's mark but that no
+ * given stack's state owns — the leftovers of killed runs or lost state — and, with `--apply`,
+ * removes them with the provider's own ordered delete (stop → seeds → destroy). A VM without the
+ * mark, or whose identity a given state holds, is never touched.
+ */
+import { HttpProxmoxApi } from "../provider/api/http-api";
+import { waitForTask } from "../provider/api/tasks";
+import type { ProxmoxApi } from "../provider/api/proxmox-api";
+import type { ConnectionConfig } from "../provider/config";
+import type { OperationContext } from "../provider/context";
+import { KeyedLock } from "../provider/lock";
+import { deleteVm } from "../provider/operations/delete";
+import { systemClock } from "../provider/retry";
+import type { VmState } from "../provider/state/vm-state";
+import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
+import type { StackSelection } from "./automation";
+import { UsageError, writeReport, type ExitCode } from "./report";
+import { ownedIdentities } from "./sweep-owners";
+import { markedVms, seedIsos, type MarkedVm } from "./sweep-scan";
+
+export interface SweepOptions {
+  readonly connection: ConnectionConfig;
+  /** The stacks whose states own VMs; at least one stack or state file is required. */
+  readonly stacks: readonly StackSelection[];
+  /** Files written by `pulumi stack export`, for stacks not reachable from here. */
+  readonly stateFiles?: readonly string[] | undefined;
+  /** Delete the orphans (default: only list them). */
+  readonly apply?: boolean | undefined;
+  /** Budget per PVE task (stop, seed delete, destroy); default 5 minutes. */
+  readonly taskMs?: number | undefined;
+  /** Progress lines; default: none. */
+  readonly onProgress?: ((line: string) => void) | undefined;
+  /** The seam to use instead of HTTP (tests). */
+  readonly api?: ProxmoxApi | undefined;
+}
+
+export interface SweepItem {
+  readonly kind: "vm" | "seed";
+  /** `VM 10123 on pve1 (web-1a2b3c)` or the seed's volid. */
+  readonly target: string;
+  readonly node: string;
+  readonly vmid?: number | undefined;
+  readonly volid?: string | undefined;
+  /** The VM's identity hash, or a seed's 12-hex owner prefix. */
+  readonly identity: string;
+  /** `orphan` in a dry run; `deleted`, `skipped` or `failed` with --apply. */
+  readonly action: "orphan" | "deleted" | "skipped" | "failed";
+  readonly detail?: string | undefined;
+}
+
+export interface SweepReport {
+  readonly applied: boolean;
+  /** How many identities the given states own. */
+  readonly ownedIdentities: number;
+  /** Marked VMs found that a given state owns (left alone). */
+  readonly ownedVms: number;
+  readonly items: readonly SweepItem[];
+  /** 1 when a delete failed, else 0. */
+  readonly exitCode: ExitCode;
+}
+
+export async function sweep(options: SweepOptions): Promise<SweepReport> {
+  if (options.stacks.length === 0 && (options.stateFiles?.length ?? 0) === 0) {
+    throw new UsageError(
+      "sweep needs at least one --stack or --state-file: without a state, every marked VM would look orphaned",
+    );
+  }
+  const owned = await ownedIdentities({ stacks: options.stacks, stateFiles: options.stateFiles });
+  const ownedOwners = new Set([...owned].map((id) => id.slice(0, 12)));
+  const api = options.api ?? new HttpProxmoxApi({ connection: options.connection });
+  const progress = options.onProgress ?? (() => undefined);
+
+  const vms = await markedVms(api);
+  const orphanVms = vms.filter((vm) => !owned.has(vm.identity));
+  const orphanSeeds = (await seedIsos(api)).filter((seed) => !ownedOwners.has(seed.owner));
+  const items: SweepItem[] = [];
+  const vmItem = (vm: MarkedVm, action: SweepItem["action"], detail?: string): SweepItem => ({
+    kind: "vm",
+    target: `VM ${vm.vmid} on ${vm.node} (${vm.name})`,
+    node: vm.node,
+    vmid: vm.vmid,
+    identity: vm.identity,
+    action,
+    detail: detail ?? `mark phase ${vm.phase}${vm.lock ? `, locked (${vm.lock})` : ""}`,
+  });
+
+  if (options.apply !== true) {
+    items.push(...orphanVms.map((vm) => vmItem(vm, "orphan")));
+    items.push(
+      ...orphanSeeds.map((seed) => ({
+        kind: "seed" as const,
+        target: seed.volid,
+        node: seed.node,
+        volid: seed.volid,
+        identity: seed.owner,
+        action: "orphan" as const,
+        detail: `on ${seed.storage}`,
+      })),
+    );
+    return {
+      applied: false,
+      ownedIdentities: owned.size,
+      ownedVms: vms.length - orphanVms.length,
+      items,
+      exitCode: 0,
+    };
+  }
+
+  const ctx = sweepContext(api, progress);
+  const taskMs = options.taskMs ?? 5 * 60_000;
+  for (const vm of orphanVms) {
+    if (vm.lock !== undefined) {
+      items.push(
+        vmItem(vm, "skipped", `locked (${vm.lock}): a task may still run on it; sweep again later`),
+      );
+      continue;
+    }
+    // deleteVm reads only these fields of the state: the rest of a VmState is not needed.
+    const state: Pick<VmState, "vmid" | "identityHash" | "vmName" | "isoStorage" | "timeouts"> = {
+      vmid: vm.vmid,
+      identityHash: vm.identity,
+      vmName: vm.name,
+      isoStorage: vm.isoStorage,
+      timeouts: { cloneMs: taskMs, agentMs: taskMs, taskMs },
+    };
+    try {
+      await deleteVm(ctx, state as VmState);
+      items.push(vmItem(vm, "deleted", "stopped, seeds deleted, destroyed"));
+    } catch (error) {
+      items.push(vmItem(vm, "failed", (error as Error).message));
+    }
+  }
+  // Seeds left: those of VMs long gone (deleteVm removed the seeds of the VMs it deleted).
+  const remaining = new Set((await seedIsos(api)).map((seed) => `${seed.node}/${seed.volid}`));
+  for (const seed of orphanSeeds) {
+    const base = {
+      kind: "seed" as const,
+      target: seed.volid,
+      node: seed.node,
+      volid: seed.volid,
+      identity: seed.owner,
+    };
+    if (!remaining.has(`${seed.node}/${seed.volid}`)) {
+      items.push({ ...base, action: "deleted", detail: "with its VM" });
+      continue;
+    }
+    try {
+      progress(`deleting ${seed.volid} on ${seed.node}`);
+      const upid = await api.deleteVolume(seed.node, seed.storage, seed.volid);
+      if (upid)
+        await ctx.waitForTask(seed.node, upid, {
+          budgetMs: taskMs,
+          step: `deleting ${seed.volid}`,
+        });
+      items.push({ ...base, action: "deleted" });
+    } catch (error) {
+      items.push({ ...base, action: "failed", detail: (error as Error).message });
+    }
+  }
+  return {
+    applied: true,
+    ownedIdentities: owned.size,
+    ownedVms: vms.length - orphanVms.length,
+    items,
+    exitCode: items.some((item) => item.action === "failed") ? 1 : 0,
+  };
+}
+
+/** The operations' context, built on the CLI's client: progress goes to the sweep's lines. */
+function sweepContext(api: ProxmoxApi, progress: (line: string) => void): OperationContext {
+  const lock = new KeyedLock();
+  return {
+    api,
+    listVms: () => api.clusterVms(),
+    waitForTask: async (node, upid, options) => {
+      const result = await waitForTask(api, node, upid, { budgetMs: options.budgetMs });
+      return { warnings: result.warnings };
+    },
+    withLock: async (key, fn) => {
+      const release = await lock.acquire(key);
+      try {
+        return await fn();
+      } finally {
+        release();
+      }
+    },
+    progress,
+    warn: (message) => progress(`warning: ${message}`),
+    sleep: (ms) => systemClock.sleep(ms),
+    now: () => systemClock.now(),
+  };
+}
+
+export function formatSweep(report: SweepReport): string {
+  const lines = [
+    `Owned by the given stacks: ${report.ownedIdentities} identities, ${report.ownedVms} marked VM(s) left alone.`,
+  ];
+  if (report.items.length === 0) lines.push("No orphans.");
+  else {
+    const width = Math.max(...report.items.map((i) => i.target.length));
+    lines.push("", `${"ACTION".padEnd(8)}  ${"KIND".padEnd(4)}  ${"TARGET".padEnd(width)}  DETAIL`);
+    for (const i of report.items) {
+      lines.push(
+        `${i.action.padEnd(8)}  ${i.kind.padEnd(4)}  ${i.target.padEnd(width)}  ${i.detail ?? ""}`,
+      );
+    }
+    if (!report.applied)
+      lines.push("", "Dry run: nothing was deleted. Run again with --apply to delete these.");
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const HELP = `Usage: pulumi-proxmox sweep [--cwd DIR] --stack NAME [--stack NAME ...] [--apply]
+
+Lists VMs and seed ISOs that carry pulumi-proxmox's mark but that no given stack owns; --apply
+deletes them (stop, seeds, destroy). Give EVERY stack that manages VMs on this cluster.
+
+  --stack NAME            a stack whose state owns VMs (repeatable; uses the --cwd before it)
+  --cwd DIR               the program directory of the --stack flags that follow
+  --state-file FILE       a \`pulumi stack export\` file (repeatable)
+  --backend URL           the state backend for every --stack
+  --apply                 delete the orphans (default: dry run)
+  --report FILE           also write the JSON report there
+
+${CONNECTION_HELP}`;
+
+export async function sweepCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
+  const { values, tokens } = parseFlags(argv, {
+    ...CONNECTION_FLAGS,
+    stack: { type: "string", multiple: true },
+    cwd: { type: "string", multiple: true },
+    "state-file": { type: "string", multiple: true },
+    backend: { type: "string" },
+    apply: { type: "boolean" },
+    report: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help === true) {
+    io.stdout(`${HELP}\n`);
+    return 0;
+  }
+  // Each --stack reads its state from the program directory given before it.
+  const stacks: StackSelection[] = [];
+  let cwd: string | undefined;
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    if (token.name === "cwd") cwd = token.value;
+    if (token.name === "stack" && token.value !== undefined) {
+      stacks.push({ stack: token.value, cwd, backend: values.backend });
+    }
+  }
+  const report = await sweep({
+    connection: connectionFrom(values),
+    stacks,
+    stateFiles: values["state-file"],
+    apply: values.apply === true,
+    onProgress: (line) => io.stdout(`pulumi-proxmox: ${line}\n`),
+  });
+  io.stdout(formatSweep(report));
+  if (values.report !== undefined) writeReport(values.report, report);
+  return report.exitCode;
+}
