@@ -25,6 +25,20 @@ export default tseslint.config(
     },
   },
   {
+    // The plain-JavaScript example programs are CommonJS, as Pulumi runs them.
+    files: ["examples/**/*.js"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: {
+        require: "readonly",
+        exports: "writable",
+        module: "writable",
+        process: "readonly",
+      },
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+  {
     // Layering (STYLE.md §3.2): only the HTTP client touches undici; operations and the pure
     // layers never import the Pulumi SDK; the simulator never imports provider internals.
     files: [
