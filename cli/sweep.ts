@@ -60,11 +60,12 @@ export interface SweepReport {
   readonly exitCode: ExitCode;
 }
 
+const NO_STATE =
+  "sweep needs at least one --stack or --state-file: without a state, every marked VM would look orphaned";
+
 export async function sweep(options: SweepOptions): Promise<SweepReport> {
   if (options.stacks.length === 0 && (options.stateFiles?.length ?? 0) === 0) {
-    throw new UsageError(
-      "sweep needs at least one --stack or --state-file: without a state, every marked VM would look orphaned",
-    );
+    throw new UsageError(NO_STATE);
   }
   const owned = await ownedIdentities({ stacks: options.stacks, stateFiles: options.stateFiles });
   const ownedOwners = new Set([...owned].map((id) => id.slice(0, 12)));
@@ -249,6 +250,9 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<Exi
     if (token.name === "stack" && token.value !== undefined) {
       stacks.push({ stack: token.value, cwd, backend: values.backend });
     }
+  }
+  if (stacks.length === 0 && (values["state-file"]?.length ?? 0) === 0) {
+    throw new UsageError(NO_STATE);
   }
   const report = await sweep({
     connection: connectionFrom(values),
