@@ -39,7 +39,7 @@ export async function findOwnVm(
   const listed = await ctx.listVms({ fresh: true });
   const candidates = listed
     .filter((vm) => vm.type === "qemu")
-    .filter((vm) => vm.name === request.vmName || (!vm.name && window.has(vm.vmid)))
+    .filter((vm) => vm.name === request.vmName || (isNameless(vm) && window.has(vm.vmid)))
     .sort((a, b) => Number(b.name === request.vmName) - Number(a.name === request.vmName));
 
   for (const vm of candidates) {
@@ -51,6 +51,15 @@ export async function findOwnVm(
     }
   }
   return undefined;
+}
+
+/**
+ * Whether a listing row says nothing about whose VM it is: no name yet, PVE's placeholder
+ * `VM <vmid>` (what pvestatd reports for a config without a name, e.g. a clone in progress),
+ * or a clone lock (read straight from the config, so it never lags).
+ */
+function isNameless(vm: ClusterVm): boolean {
+  return !vm.name || vm.name === `VM ${vm.vmid}` || vm.lock === "clone";
 }
 
 /** The config once no clone holds it; undefined when the VM vanished (a failed clone). */

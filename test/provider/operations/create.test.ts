@@ -103,6 +103,27 @@ describe("createVm", () => {
     expect([...api.vms.keys()].filter((id) => id !== 9000)).toEqual([slot]);
   });
 
+  it("treats PVE's placeholder name VM <vmid> as nameless, and resumes its own clone", async () => {
+    const slot = probe[1] ?? 0;
+    api.addVm(slot, {
+      node: "pve1",
+      status: "stopped",
+      config: {
+        description: describeVm(
+          undefined,
+          markFor(identity, { node: "pve1", template: 9000, isoStorage: "local" }, "creating"),
+        ),
+        net0: "virtio=BC:24:11:00:00:79,bridge=vmbr0",
+        scsi0: "shared:vm-x-disk-0,size=2G",
+      },
+    });
+    api.listingOverride = (rows) =>
+      rows.map((r) => (r.vmid === slot ? { ...r, name: `VM ${slot}`, status: "unknown" } : r));
+    const state = await createVm(testContext(api), inputs);
+    expect(state.vmid).toBe(slot);
+    expect(api.callsOf("cloneVm")).toEqual([]);
+  });
+
   it("waits out a nameless clone in progress in its window, then probes on when it is not ours", async () => {
     const ctx = testContext(api);
     api.addVm(first, {
