@@ -1,0 +1,169 @@
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommandReport } from "../../cli";
+import { startSimulator, type Simulator } from "../../simulator";
+import { engineEnv, pulumi, requireFromWorkspace, type EngineEnv } from "../e2e/support/engine";
+import { guestVms, proxmoxStack } from "../e2e/support/proxmox-stack";
+import { readJson, runBin } from "./support";
+
+const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
+
+const program = `
+const { ProxmoxVm } = require("pulumi-proxmox");
+const web = new ProxmoxVm("web", { node: "pve1", template: 9000, cores: 2, memory: 1024 });
+exports.vmid = web.vmid;
+`;
+
+describe("drift, up and destroy through the installed bin", () => {
+  let sim: Simulator;
+  let engine: EngineEnv;
+  let dir: string;
+  let vmid: number;
+  beforeAll(async () => {
+    sim = await startSimulator();
+    engine = engineEnv();
+    dir = await proxmoxStack("cli-drift", program, sim, engine);
+  });
+  afterAll(async () => {
+    engine.cleanup();
+    await sim.close();
+  });
+  const report = (name: string) => path.join(dir, `${name}.json`);
+
+  it("up creates the stack's VM and exits 0 with an ok report", async () => {
+    const up = await runBin(["up", "--stack", "dev", "--report", report("up")], dir, engine.env);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expect(up.stdout).toContain("cloning template 9000");
+    expect(up.stdout).toContain("up of stack dev succeeded.");
+    const json = readJson<CommandReport>(report("up"));
+    expect(json.status).toBe("ok");
+    expect(json.exitCode).toBe(0);
+    expect(json.changeSummary).toEqual({ create: 2 });
+    vmid = json.outputs?.["vmid"] as number;
+    expect(guestVms(sim)).toEqual([vmid]);
+  });
+
+  it("exits 0 on the untouched stack and reports it clean", async () => {
+    const drift = await runBin(
+      ["drift", "--stack", "dev", "--report", report("clean")],
+      dir,
+      engine.env,
+    );
+    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expect(drift.stdout).toContain("No drift in stack dev.");
+    const json = readJson<CommandReport>(report("clean"));
+    expect(json.status).toBe("clean");
+    expect(json.resources).toEqual([]);
+  });
+
+  it("exits 2 naming the resource and the property when cores change out of band", async () => {
+    sim.faults.setConfig(vmid, { cores: 8 });
+    const drift = await runBin(
+      ["drift", "--stack", "dev", "--report", report("cores")],
+      dir,
+      engine.env,
+    );
+    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    expect(drift.stdout).toContain("Drift found in stack dev: 1 resource(s) would change.");
+    expect(drift.stdout).toContain(`~ web (${VM_TYPE}): update`);
+    expect(drift.stdout).toContain("cores: 2 → 8 (changed outside Pulumi; the program sets 2)");
+    const json = readJson<CommandReport>(report("cores"));
+    expect(json.status).toBe("drift");
+    expect(json.exitCode).toBe(2);
+    expect(json.resources.map((r) => [r.name, r.op])).toEqual([["web", "update"]]);
+    expect(json.resources[0]?.properties).toEqual([
+      { property: "cores", recorded: 2, live: 8, desired: 2, changedOutside: true },
+    ]);
+  });
+
+  it("exits 2 naming started when the VM is stopped out of band, from the drift() function", async () => {
+    sim.faults.stopVm(vmid);
+    const cli = requireFromWorkspace("pulumi-proxmox/cli") as typeof import("../../cli");
+    let progress = "";
+    const result = await cli.drift({
+      stack: "dev",
+      cwd: dir,
+      env: stringEnv(engine.env),
+      onOutput: (text) => void (progress += text),
+    });
+    expect(progress).toContain("Previewing update (dev)");
+    expect(result.exitCode).toBe(2);
+    const props = result.resources[0]?.properties ?? [];
+    expect(props.find((p) => p.property === "started")).toEqual({
+      property: "started",
+      recorded: true,
+      live: false,
+      desired: true,
+      changedOutside: true,
+    });
+    expect(props.map((p) => p.property)).toEqual([
+      "cores",
+      "ipv4Addresses",
+      "ipv6Addresses",
+      "started",
+      "status",
+    ]);
+    expect(props.find((p) => p.property === "status")).toEqual({
+      property: "status",
+      recorded: "running",
+      live: "stopped",
+      changedOutside: true,
+    });
+  });
+
+  it("exits 1 for a stack that does not exist", async () => {
+    const drift = await runBin(
+      ["drift", "--stack", "nope", "--report", report("nope")],
+      dir,
+      engine.env,
+    );
+    expect(drift.code).toBe(1);
+    expect(drift.stderr).toContain("drift of stack nope failed.");
+    expect(drift.stderr).toMatch(/no stack named 'nope' found/);
+    expect(readJson<CommandReport>(report("nope")).status).toBe("error");
+  });
+
+  it("exits 1 when the endpoint is unreachable", async () => {
+    // The refresh talks to the endpoint the state's provider was configured with: a stack on a
+    // second simulator, which then goes away.
+    const gone = await startSimulator();
+    const other = await proxmoxStack("cli-down", program, gone, engine);
+    const up = await pulumi(["up", "--yes", "--skip-preview"], other, engine.env);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    await gone.close();
+    const drift = await runBin(
+      ["drift", "--stack", "dev", "--report", report("down")],
+      other,
+      engine.env,
+    );
+    expect(drift.code, drift.stdout + drift.stderr).toBe(1);
+    expect(drift.stderr).toContain("drift of stack dev failed.");
+    const json = readJson<CommandReport>(report("down"));
+    expect(json.status).toBe("error");
+    expect(json.exitCode).toBe(1);
+    expect(json.error).toContain(new URL(gone.url).host);
+  });
+
+  it("up --refresh puts the VM back, then drift is clean and destroy exits 0", async () => {
+    const up = await runBin(["up", "--stack", "dev", "--refresh", "--quiet"], dir, engine.env);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expect(sim.model.vms.get(vmid)?.status).toBe("running");
+    expect(sim.model.vms.get(vmid)?.config["cores"]).toBe(2);
+    const drift = await runBin(["drift", "--stack", "dev", "--quiet"], dir, engine.env);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    const destroy = await runBin(
+      ["destroy", "--stack", "dev", "--report", report("destroy")],
+      dir,
+      engine.env,
+    );
+    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expect(readJson<CommandReport>(report("destroy")).changeSummary).toEqual({ delete: 2 });
+    expect(guestVms(sim)).toEqual([]);
+  });
+});
+
+function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+}
