@@ -226,10 +226,16 @@ async function waitForAddress(
   for (;;) {
     try {
       const interfaces = await ctx.api.agentInterfaces(vm.node, vm.vmid);
-      const found = interfaces.some((i) =>
-        i.ipAddresses.some((a) => a.type === "ipv4" && !a.address.startsWith("127.")),
-      );
-      if (found) return;
+      const found = interfaces
+        .flatMap((i) => i.ipAddresses)
+        .find((a) => a.type === "ipv4" && !a.address.startsWith("127."));
+      if (found) {
+        const waited = Math.round((ctx.now() - started) / 1000);
+        ctx.progress(
+          `VM ${vm.vmid} on ${vm.node}: guest agent reports ${found.address} after ${waited} s`,
+        );
+        return;
+      }
     } catch (error) {
       // Before boot the agent is not running: that is the wait, not a failure.
       if (!hasCode(error, "UNAVAILABLE") && !hasCode(error, "SERVER")) throw error;

@@ -22,6 +22,10 @@ export async function ensureSeedUploaded(
   const present = await ctx.api.storageContent(where.node, where.isoStorage, "iso");
   if (present.some((v) => v.volid === volid)) return volid;
 
+  ctx.progress(
+    `VM ${where.vmid} on ${where.node}: uploading seed ${seed.filename} ` +
+      `(${Math.ceil(seed.bytes.length / 1024)} KiB) to ${where.isoStorage}`,
+  );
   const upid = await ctx.api.uploadIso(where.node, where.isoStorage, {
     filename: seed.filename,
     bytes: seed.bytes,
