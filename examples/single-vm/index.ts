@@ -1,0 +1,25 @@
+import * as pulumi from "@pulumi/pulumi";
+import { ProxmoxVm } from "pulumi-proxmox";
+
+// Connection settings come from stack config (`proxmox:endpoint`, `proxmox:apiToken` as a
+// secret, `proxmox:caCert`) or from PROXMOX_VE_ENDPOINT / PROXMOX_VE_API_TOKEN.
+const config = new pulumi.Config();
+const template = config.get("template") ?? "debian-12-cloud";
+
+const vm = new ProxmoxVm("web", {
+  node: config.get("node") ?? "pve1",
+  template: /^\d+$/.test(template) ? Number(template) : template,
+  cores: 2,
+  memory: 2048,
+  diskSize: 20,
+  tags: ["example", "web"],
+  cloudInit: {
+    packages: ["nginx"],
+    runcmd: ["systemctl enable --now nginx"],
+  },
+});
+
+export const vmid = vm.vmid;
+export const name = vm.vmName;
+export const node = vm.currentNode;
+export const ipv4 = vm.ipv4Addresses;
