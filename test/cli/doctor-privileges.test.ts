@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { privilegesOn, requirements, roleCommands, satisfied } from "../../cli/doctor-privileges";
+
+describe("doctor-privileges", () => {
+  it("takes only propagated privileges from the deepest listed ancestor", () => {
+    const perms = { "/": { "Sys.Audit": 1 }, "/vms": { "VM.Audit": 1, "VM.Allocate": 0 } };
+    expect([...privilegesOn(perms, "/vms/100")]).toEqual(["VM.Audit"]);
+    expect([...privilegesOn(perms, "/vms")].sort()).toEqual(["VM.Allocate", "VM.Audit"]);
+    expect([...privilegesOn(perms, "/nodes/pve1")]).toEqual(["Sys.Audit"]);
+    expect([...privilegesOn({}, "/vms")]).toEqual([]);
+  });
+
+  it("lets a deeper ACL path replace what the ancestors grant", () => {
+    const perms = { "/": { "VM.Audit": 1 }, "/vms/9000": { "VM.Clone": 1 } };
+    expect([...privilegesOn(perms, "/vms/9000")]).toEqual(["VM.Clone"]);
+  });
+
+  it("accepts any privilege of an any-of requirement", () => {
+    const need = {
+      privilege: "VM.GuestAgent.Audit|VM.GuestAgent.Unrestricted",
+      path: "/vms",
+      why: "",
+    };
+    expect(satisfied({ "/vms": { "VM.GuestAgent.Unrestricted": 1 } }, need)).toBe(true);
+    expect(satisfied({ "/vms": { "VM.Monitor": 1 } }, need)).toBe(false);
+  });
+
+  it("asks PVE 9 for the guest-agent privilege and PVE 7 for no SDN.Use", () => {
+    const base = {
+      templateVmid: 9000,
+      diskStorages: ["local-lvm"],
+      isoStorage: "local",
+      bridges: ["vmbr0"],
+      nodes: ["pve1"],
+    };
+    const nine = requirements({ ...base, pveMajor: 9 }).map((r) => r.privilege);
+    const seven = requirements({ ...base, pveMajor: 7 }).map((r) => r.privilege);
+    expect(nine).toContain("VM.GuestAgent.Audit|VM.GuestAgent.Unrestricted");
+    expect(nine).not.toContain("VM.Monitor");
+    expect(seven).toContain("VM.Monitor");
+    expect(seven).not.toContain("SDN.Use");
+  });
+
+  it("grants the role on the fewest paths that cover every requirement", () => {
+    const needs = [
+      { privilege: "VM.Clone", path: "/vms/9000", why: "" },
+      { privilege: "VM.Allocate", path: "/vms", why: "" },
+      { privilege: "Datastore.Audit", path: "/storage/local", why: "" },
+    ];
+    expect(roleCommands(needs, "ci@pve!deploy")).toEqual([
+      'pveum role add PulumiProxmox -privs "Datastore.Audit VM.Allocate VM.Clone"',
+      "pveum acl modify /storage/local -user 'ci@pve' -role PulumiProxmox",
+      "pveum acl modify /storage/local -token 'ci@pve!deploy' -role PulumiProxmox",
+      "pveum acl modify /vms -user 'ci@pve' -role PulumiProxmox",
+      "pveum acl modify /vms -token 'ci@pve!deploy' -role PulumiProxmox",
+    ]);
+  });
+});

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import type { EngineEvent } from "../../cli/automation";
+import { ChangeCollector } from "../../cli/events";
+
+const URN = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/proxmox:ProxmoxVm::web";
+const TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
+
+function step(
+  kind: "pre" | "out",
+  op: string,
+  old: object,
+  next: { inputs?: object; outputs?: object },
+  extra = {},
+): EngineEvent {
+  const metadata = {
+    op,
+    urn: URN,
+    type: TYPE,
+    provider: "",
+    old: { type: TYPE, urn: URN, id: "1", parent: "", provider: "", inputs: {}, outputs: old },
+    new: {
+      type: TYPE,
+      urn: URN,
+      id: "1",
+      parent: "",
+      provider: "",
+      inputs: next.inputs ?? {},
+      outputs: next.outputs ?? {},
+    },
+    ...extra,
+  } as never;
+  return kind === "pre"
+    ? { sequence: 0, timestamp: 0, resourcePreEvent: { metadata } }
+    : { sequence: 0, timestamp: 0, resOutputsEvent: { metadata } };
+}
+
+describe("events", () => {
+  it("names each property with its recorded, live and desired values", () => {
+    const c = new ChangeCollector();
+    const recorded = { cores: 2, status: "running", __provider: "x" };
+    const live = { cores: 8, status: "running", __provider: "y" };
+    c.onEvent(step("pre", "refresh", recorded, { outputs: recorded }));
+    c.onEvent(step("out", "refresh", recorded, { outputs: live }));
+    c.onEvent(step("pre", "update", live, { inputs: { cores: 2, memory: undefined } }));
+    expect(c.changes()).toEqual([
+      {
+        urn: URN,
+        type: TYPE,
+        name: "web",
+        op: "update",
+        properties: [{ property: "cores", recorded: 2, live: 8, desired: 2, changedOutside: true }],
+      },
+    ]);
+  });
+
+  it("reports a program change as not changed outside Pulumi", () => {
+    const c = new ChangeCollector();
+    c.onEvent(step("pre", "update", { memory: 1024 }, { inputs: { memory: 2048 } }));
+    expect(c.changes()[0]?.properties).toEqual([
+      { property: "memory", live: 1024, desired: 2048, changedOutside: false },
+    ]);
+  });
+
+  it("uses the engine's detailed diff when a provider sends one", () => {
+    const c = new ChangeCollector();
+    c.onEvent(
+      step(
+        "pre",
+        "replace",
+        { node: "a" },
+        { inputs: { node: "b", tags: ["x"] } },
+        { detailedDiff: { node: { diffKind: "update-replace", inputDiff: true } } },
+      ),
+    );
+    expect(c.changes()[0]?.properties.map((p) => p.property)).toEqual(["node"]);
+  });
+
+  it("lists a refresh-only change as op refresh and leaves unchanged resources out", () => {
+    const c = new ChangeCollector();
+    c.onEvent(
+      step("out", "refresh", { ipv4Addresses: ["10.0.0.5"] }, { outputs: { ipv4Addresses: [] } }),
+    );
+    c.onEvent(step("pre", "same", {}, {}));
+    const other = new ChangeCollector();
+    other.onEvent(step("out", "refresh", { a: 1 }, { outputs: { a: 1 } }));
+    other.onEvent(step("pre", "same", {}, {}));
+    expect(c.changes().map((r) => [r.op, r.properties.map((p) => p.property)])).toEqual([
+      ["refresh", ["ipv4Addresses"]],
+    ]);
+    expect(other.changes()).toEqual([]);
+  });
+
+  it("keeps the engine's error diagnostics", () => {
+    const c = new ChangeCollector();
+    c.onEvent({
+      sequence: 0,
+      timestamp: 0,
+      diagnosticEvent: { message: "boom\n", color: "never", severity: "error" },
+    });
+    c.onEvent({
+      sequence: 0,
+      timestamp: 0,
+      diagnosticEvent: { message: "fine", color: "never", severity: "info" },
+    });
+    expect(c.errors).toEqual(["boom"]);
+  });
+});
