@@ -1,5 +1,8 @@
 /**
- * Components over {@link ProxmoxVm}: `pulumi-proxmox/components`.
+ * Components over {@link provider!ProxmoxVm | ProxmoxVm}, imported from
+ * `pulumi-proxmox/components`.
+ *
+ * @packageDocumentation
  */
 export { VmFleet, type VmFleetArgs, type VmFleetMemberArgs } from "./vm-fleet";
 export { childName, hostnameFor } from "./naming";

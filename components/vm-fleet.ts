@@ -3,7 +3,8 @@ import { ProxmoxVm, type CloudInitArgs, type ProxmoxVmArgs } from "../provider/i
 import { childName, hostnameFor } from "./naming";
 import { placeMembers, type PlacementPolicy } from "./placement";
 
-/** Settings every member of a {@link VmFleet} gets; see {@link ProxmoxVmArgs} for each field. */
+/** Settings every member of a {@link VmFleet} gets; see
+ * {@link provider!ProxmoxVmArgs | ProxmoxVmArgs} for each field. */
 export type VmFleetMemberArgs = Pick<
   ProxmoxVmArgs,
   | "storage"
@@ -52,7 +53,7 @@ export interface VmFleetArgs extends VmFleetMemberArgs {
 /**
  * N Proxmox VMs cloned from one template and spread over a set of nodes by a stated policy.
  *
- * Member `i` is the {@link ProxmoxVm} child named `${name}-${i}` (its URN, VM name and cloud-init
+ * Member `i` is the {@link provider!ProxmoxVm | ProxmoxVm} child named `${name}-${i}` (its URN, VM name and cloud-init
  * hostname derive from it), so identities are stable across runs and a member's VM is never
  * swapped with another's.
  *
