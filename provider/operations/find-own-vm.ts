@@ -36,7 +36,9 @@ export async function findOwnVm(
   request: FindOwnVmRequest,
 ): Promise<OwnVm | undefined> {
   const window = new Set(request.probe);
-  const listed = await ctx.listVms({ fresh: true });
+  // The shared listing (at most a couple of seconds old) is enough: the VM we look for was
+  // cloned by an earlier run, and the set of VMs, their names and locks never lag in it.
+  const listed = await ctx.listVms();
   const candidates = listed
     .filter((vm) => vm.type === "qemu")
     .filter((vm) => vm.name === request.vmName || (isNameless(vm) && window.has(vm.vmid)))
