@@ -5,6 +5,7 @@
  * Pulumi), then the planned step's old outputs against its new inputs (what the program wants).
  * Pure: fed events, asked for the changes.
  */
+import { canonical } from "../provider/canonical";
 import type { EngineEvent } from "./automation";
 import type { PropertyChange, ResourceChange } from "./report";
 
@@ -117,14 +118,4 @@ function topLevel(path: string): string {
 /** Structural equality, key order ignored. */
 export function same(a: unknown, b: unknown): boolean {
   return canonical(a) === canonical(b);
-}
-
-function canonical(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) =>
-      v && typeof v === "object" && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
-        : v,
-    ) ?? "undefined"
-  );
 }

@@ -5,13 +5,11 @@
  * mark, or whose identity a given state holds, is never touched.
  */
 import { HttpProxmoxApi } from "../provider/api/http-api";
-import { waitForTask } from "../provider/api/tasks";
 import type { ProxmoxApi } from "../provider/api/proxmox-api";
 import type { ConnectionConfig } from "../provider/config";
 import type { OperationContext } from "../provider/context";
-import { KeyedLock } from "../provider/lock";
+import { operationContext } from "../provider/operation-context";
 import { deleteVm } from "../provider/operations/delete";
-import { systemClock } from "../provider/retry";
 import type { VmState } from "../provider/state/vm-state";
 import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
 import type { StackSelection } from "./automation";
@@ -170,27 +168,10 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
 
 /** The operations' context, built on the CLI's client: progress goes to the sweep's lines. */
 function sweepContext(api: ProxmoxApi, progress: (line: string) => void): OperationContext {
-  const lock = new KeyedLock();
-  return {
-    api,
-    listVms: () => api.clusterVms(),
-    waitForTask: async (node, upid, options) => {
-      const result = await waitForTask(api, node, upid, { budgetMs: options.budgetMs });
-      return { warnings: result.warnings };
-    },
-    withLock: async (key, fn) => {
-      const release = await lock.acquire(key);
-      try {
-        return await fn();
-      } finally {
-        release();
-      }
-    },
+  return operationContext(api, () => api.clusterVms(), {
     progress,
     warn: (message) => progress(`warning: ${message}`),
-    sleep: (ms) => systemClock.sleep(ms),
-    now: () => systemClock.now(),
-  };
+  });
 }
 
 export function formatSweep(report: SweepReport): string {

@@ -8,11 +8,10 @@
  */
 import { coalescedApi, sharedListingCoalescer } from "./api/coalesced-api";
 import { HttpProxmoxApi } from "./api/http-api";
-import { waitForTask } from "./api/tasks";
 import { tracedApi } from "./api/traced-api";
 import { parseConnectionConfig } from "./config";
 import type { OperationContext } from "./context";
-import { KeyedLock } from "./lock";
+import { operationContext } from "./operation-context";
 import { checkVm } from "./operations/check";
 import { createVm } from "./operations/create";
 import { deleteVm } from "./operations/delete";
@@ -20,7 +19,6 @@ import { diffVm } from "./operations/diff";
 import { readVm } from "./operations/read";
 import type { ResolvedInputs } from "./operations/resolved-inputs";
 import { updateVm } from "./operations/update";
-import { systemClock } from "./retry";
 import { parseVmState } from "./state/vm-state";
 
 type Props = Record<string, unknown>;
@@ -61,51 +59,15 @@ export function buildContext(config: ConfigReader): OperationContext {
   const traced = tracedApi(http, { debug: (m) => (debug ? console.error(m) : undefined) });
   const coalescer = sharedListingCoalescer(connection.origin);
   const api = coalescedApi(traced, coalescer);
-  const lock = new KeyedLock();
-
-  return {
-    api,
-    listVms: async (options) => {
-      if (options?.fresh) coalescer.invalidate();
-      return api.clusterVms();
-    },
-    waitForTask: async (node, upid, options) => {
-      const result = await waitForTask(api, node, upid, {
-        budgetMs: options.budgetMs,
-        // Seen done within ~10 % of its duration, for ~30 polls on a 2 s task.
-        initialIntervalMs: 100,
-        ratio: 0.1,
-        logger: { warn: (m) => console.warn(`pulumi-proxmox: ${options.step}: ${m}`) },
-        onProgress: progressEvery(15_000, (elapsedMs) =>
-          console.log(`pulumi-proxmox: ${options.step} (${Math.round(elapsedMs / 1000)} s)`),
-        ),
-      });
-      return { warnings: result.warnings };
-    },
-    withLock: async (key, fn) => {
-      const release = await lock.acquire(key);
-      try {
-        return await fn();
-      } finally {
-        release();
-      }
-    },
-    // The engine shows the dynamic provider's stdout as info lines: the user's progress view.
+  const listVms = async (options?: { fresh?: boolean }) => {
+    if (options?.fresh) coalescer.invalidate();
+    return api.clusterVms();
+  };
+  // The engine shows the dynamic provider's stdout as info lines: the user's progress view.
+  return operationContext(api, listVms, {
     progress: (message) => console.log(`pulumi-proxmox: ${message}`),
     warn: (message) => console.warn(`pulumi-proxmox: warning: ${message}`),
-    sleep: (ms) => systemClock.sleep(ms),
-    now: () => systemClock.now(),
-  };
-}
-
-function progressEvery(intervalMs: number, emit: (elapsedMs: number) => void) {
-  let next = intervalMs;
-  return (_status: unknown, elapsedMs: number) => {
-    if (elapsedMs >= next) {
-      next = elapsedMs + intervalMs;
-      emit(elapsedMs);
-    }
-  };
+  });
 }
 
 export async function check(olds: Props, news: Props) {

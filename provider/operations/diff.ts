@@ -11,6 +11,7 @@
  *   `currentNode`, an in-place change (`up` moves it back), never a replacement; with
  *   `nodeDrift: "accept"` the move is accepted and not reported.
  */
+import { canonical } from "../canonical";
 import { containsUnknown, isUnknown, normalizeTags } from "../inputs";
 
 export interface DiffResult {
@@ -96,14 +97,4 @@ function withDefault(props: Props, key: string): unknown {
 function differs(a: unknown, b: unknown): boolean {
   if (isUnknown(a) || isUnknown(b) || containsUnknown(b)) return true;
   return canonical(a) !== canonical(b);
-}
-
-function canonical(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) =>
-      v && typeof v === "object" && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
-        : v,
-    ) ?? "undefined"
-  );
 }

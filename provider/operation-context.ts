@@ -1,0 +1,58 @@
+/**
+ * Builds the OperationContext around any ProxmoxApi: task waits with the provider's polling
+ * settings, a keyed lock for this process, and progress/warning lines through `log`. Shared by
+ * the provider runtime and the CLI's sweep, so both wait for tasks and report the same way.
+ */
+import type { ClusterVm, ProxmoxApi } from "./api/proxmox-api";
+import { waitForTask } from "./api/tasks";
+import type { OperationContext } from "./context";
+import { KeyedLock } from "./lock";
+import { systemClock } from "./retry";
+
+export interface ContextLog {
+  progress(message: string): void;
+  warn(message: string): void;
+}
+
+/** A long task prints a "still waiting" line this often. */
+const TASK_PROGRESS_EVERY_MS = 15_000;
+
+export function operationContext(
+  api: ProxmoxApi,
+  listVms: (options?: { fresh?: boolean }) => Promise<readonly ClusterVm[]>,
+  log: ContextLog,
+): OperationContext {
+  const lock = new KeyedLock();
+  return {
+    api,
+    listVms,
+    waitForTask: async (node, upid, options) => {
+      const result = await waitForTask(api, node, upid, {
+        budgetMs: options.budgetMs,
+        // Seen done within ~10 % of its duration, for ~30 polls on a 2 s task.
+        initialIntervalMs: 100,
+        ratio: 0.1,
+        logger: { warn: (m) => log.warn(`${options.step}: ${m}`) },
+        onProgress: progressEvery(TASK_PROGRESS_EVERY_MS, (elapsedMs) =>
+          log.progress(`${options.step} (${Math.round(elapsedMs / 1000)} s)`),
+        ),
+      });
+      return { warnings: result.warnings };
+    },
+    withLock: (key, fn) => lock.withLock(key, fn),
+    progress: (message) => log.progress(message),
+    warn: (message) => log.warn(message),
+    sleep: (ms) => systemClock.sleep(ms),
+    now: () => systemClock.now(),
+  };
+}
+
+function progressEvery(intervalMs: number, emit: (elapsedMs: number) => void) {
+  let next = intervalMs;
+  return (_status: unknown, elapsedMs: number) => {
+    if (elapsedMs >= next) {
+      next = elapsedMs + intervalMs;
+      emit(elapsedMs);
+    }
+  };
+}
