@@ -11,6 +11,9 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
+          // Some unit tests hand an ISO or YAML to Debian's own readers (xorriso, cloud-init):
+          // slow processes on a busy 2-core machine, never a network.
+          testTimeout: 30_000,
           exclude: ["test/**/*.int.test.ts", "test/**/*.e2e.test.ts"],
         },
       },
