@@ -51,9 +51,22 @@ LAUNCHER
   chmod +x "$_pp_tools/bin/pulumi-resource-pulumi-nodejs"
 }
 
+# What the binaries in .tools/bin were built from: a change to the pin or the host's source
+# rebuilds them, so a checkout never runs a stale engine.
+_pp_stamp() {
+  printf '%s\n' "$PULUMI_VERSION" | cat - "$_pp_root/tools/pulumi/go.mod" "$_pp_root/tools/pulumi/go.sum" \
+    "$_pp_root"/tools/pulumi/cmd/pulumi-language-nodejs/*.go | sha256sum | cut -d' ' -f1
+}
+
 _pp_ensure_pulumi() {
   export PATH="$_pp_tools/bin:$PATH"
   _pp_write_launcher
+  local stamp_file="$_pp_tools/bin/.built-from"
+  if [ -x "$_pp_tools/bin/pulumi" ] && [ "$(cat "$stamp_file" 2>/dev/null)" != "$(_pp_stamp)" ]; then
+    _pp_log "tools/pulumi changed since .tools/bin was built: rebuilding"
+    rm -f "$_pp_tools/bin/pulumi" "$_pp_tools/bin/pulumi-language-nodejs"
+    hash -r
+  fi
   if command -v pulumi >/dev/null 2>&1 && command -v pulumi-language-nodejs >/dev/null 2>&1; then
     return 0
   fi
@@ -63,6 +76,7 @@ _pp_ensure_pulumi() {
   (cd "$_pp_root/tools/pulumi" &&
     GOBIN="$_pp_tools/bin" go install -ldflags "$ldflags" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi &&
     GOBIN="$_pp_tools/bin" go install -ldflags "-X main.version=$PULUMI_VERSION" ./cmd/pulumi-language-nodejs) || return 1
+  _pp_stamp >"$stamp_file"
   hash -r
 }
 
