@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClient, type TestClient } from "../support/client.js";
+import { data, startWithClonedVm, type TestClient } from "../support/client.js";
 import { buildIso } from "../support/iso-builder.js";
 import { uploadFile } from "../support/upload.js";
 
@@ -8,13 +8,7 @@ let sim: Simulator;
 let api: TestClient;
 
 beforeEach(async () => {
-  ({ sim, api } = await startWithClient({ guestBootMs: 150 }));
-  await api.waitTask(
-    "pve1",
-    String(
-      data(await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 100, name: "web" })),
-    ),
-  );
+  ({ sim, api } = await startWithClonedVm({ guestBootMs: 150 }));
 });
 afterEach(async () => {
   await api.close();

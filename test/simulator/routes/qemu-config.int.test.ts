@@ -1,18 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClient, type TestClient } from "../support/client.js";
+import { data, startWithClient, startWithClonedVm, type TestClient } from "../support/client.js";
 
 let sim: Simulator;
 let api: TestClient;
 
 beforeEach(async () => {
-  ({ sim, api } = await startWithClient());
-  await api.waitTask(
-    "pve1",
-    String(
-      data(await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 100, name: "web" })),
-    ),
-  );
+  ({ sim, api } = await startWithClonedVm());
 });
 afterEach(async () => {
   await api.close();

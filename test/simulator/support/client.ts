@@ -92,3 +92,15 @@ export async function startWithClient(
 export function data(res: ApiResponse): unknown {
   return res.body?.["data"];
 }
+
+/** A simulator and client with VM 100 ("web") already cloned from template 9000 on pve1. */
+export async function startWithClonedVm(
+  options: SimulatorOptions = {},
+): Promise<{ sim: Simulator; api: TestClient }> {
+  const started = await startWithClient(options);
+  const upid = data(
+    await started.api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 100, name: "web" }),
+  );
+  await started.api.waitTask("pve1", String(upid));
+  return started;
+}
