@@ -36,11 +36,16 @@ export async function converge(
   found: VmLocation,
   desired: ResolvedInputs,
   naming: Naming,
+  /** The config the caller just read at `found`, to save reading it again. */
+  knownConfig?: VmConfig,
 ): Promise<VmLocation> {
   const budget = desired.timeouts.taskMs;
   const vm = await moveBackIfMoved(ctx, found, desired, budget);
   const label = `VM ${vm.vmid} on ${vm.node}`;
-  const config = await ctx.api.vmConfig(vm.node, vm.vmid);
+  const config =
+    knownConfig !== undefined && vm === found
+      ? knownConfig
+      : await ctx.api.vmConfig(vm.node, vm.vmid);
   const previousSeed = cdromVolid(config.ide2);
 
   // 1. The seed: built for the VM's real MAC, so network-config can match the NIC by address.

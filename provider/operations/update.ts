@@ -31,7 +31,7 @@ export async function updateVm(
           vm,
         );
       }
-      const now = await converge(ctx, vm, news, naming);
+      const now = await converge(ctx, vm, news, naming, config);
       return await observe(ctx, now, news, naming);
     });
   } catch (error) {
