@@ -32,6 +32,8 @@ const FAMILIES: readonly Family[] = [
     transient: false,
     pattern: /config file already exists|\bVM \d+ already exists/,
   },
+  // QemuServer.pm vm_start: "VM 100 already running" (a start task that lost a race).
+  { code: "ALREADY_RUNNING", transient: false, pattern: /\bVM \d+ already running/ },
   // AbstractConfig.pm load_config / QemuConfig.pm assert_config_exists_on_node.
   { code: "NOT_FOUND", transient: false, pattern: VM_MISSING },
   // API2/Cluster.pm nextid: "unable to get any free VMID in range [100, 1000000]".

@@ -6,7 +6,7 @@
  */
 import type { VmConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
-import { PermanentError, TransientError, hasCode } from "../errors";
+import { PermanentError, TransientError, hasCode, isProxmoxError } from "../errors";
 import { describe, markFor, readMark } from "../identity";
 import { normalizeTags } from "../inputs";
 import {
@@ -83,7 +83,14 @@ export async function converge(
   const needsReboot =
     running && (seedChanged || "cores" in set || "memory" in set) && previousSeed !== undefined;
   if (desired.started && !running) {
-    await powerTask(ctx, vm, "starting", () => ctx.api.startVm(vm.node, vm.vmid), budget);
+    await powerTask(ctx, vm, "starting", () => ctx.api.startVm(vm.node, vm.vmid), budget).catch(
+      (error: unknown) => {
+        // Someone started it between our status read and our start (e.g. the provider process
+        // of an interrupted run, still finishing): the goal is reached.
+        if (!(isProxmoxError(error) && error.context.taskErrorCode === "ALREADY_RUNNING"))
+          throw error;
+      },
+    );
   } else if (!desired.started && running) {
     await powerTask(
       ctx,

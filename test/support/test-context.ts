@@ -1,5 +1,5 @@
 import type { OperationContext } from "../../provider/context";
-import { PermanentError } from "../../provider/errors";
+import { classifyTaskFailure } from "../../provider/api/classify";
 import type { FakeProxmoxApi } from "./fake-api";
 
 /** An OperationContext around the fake: instant tasks, a virtual clock, recorded progress. */
@@ -15,13 +15,11 @@ export function testContext(api: FakeProxmoxApi): OperationContext & {
     progressLines,
     warnings,
     listVms: () => api.clusterVms(),
-    waitForTask: async (node, upid, options) => {
+    waitForTask: async (node, upid) => {
       const status = await api.taskStatus(node, upid);
-      if (status.exitstatus !== "OK" && !status.exitstatus?.startsWith("WARNINGS")) {
-        throw new PermanentError("TASK_FAILED", `${options.step}: ${status.exitstatus}`, {
-          node,
-          upid,
-        });
+      const exit = status.exitstatus ?? "";
+      if (exit !== "OK" && !exit.startsWith("WARNINGS")) {
+        throw classifyTaskFailure(node, upid, exit, [`TASK ERROR: ${exit}`]);
       }
       return { warnings: [] };
     },

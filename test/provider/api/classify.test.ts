@@ -73,6 +73,15 @@ const rows: readonly Row[] = [
     transient: false,
   },
   {
+    text: "VM 100 already running",
+    source: "qemu-server src/PVE/QemuServer.pm vm_start",
+    method: "POST",
+    path: "/nodes/pve1/qemu/100/status/start",
+    status: 500,
+    code: "ALREADY_RUNNING",
+    transient: false,
+  },
+  {
     text: "unable to create VM 101 - VM 101 already exists on node 'pve2'",
     source: "pve-cluster src/PVE/Cluster.pm check_vmid_unused (create_vm)",
     method: "POST",

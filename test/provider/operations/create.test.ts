@@ -195,6 +195,13 @@ describe("createVm", () => {
     expect(api.callsOf("vmConfig").filter(([, id]) => id === 500 || id === 501)).toEqual([]);
   });
 
+  it("counts a start that lost a race to another starter as started", async () => {
+    api.taskOutcomes.push("OK", "OK", "OK", `VM ${first} already running`);
+    const state = await createVm(testContext(api), inputs);
+    expect(state.vmid).toBe(first);
+    expect(api.callsOf("startVm")).toHaveLength(1);
+  });
+
   it("hands a VM that fails after the clone to Pulumi as a partial create", async () => {
     api.taskOutcomes.push("OK", "OK", "start failed: volume does not exist");
     const error = await createVm(testContext(api), inputs).catch((e: unknown) => e);
