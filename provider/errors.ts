@@ -24,6 +24,7 @@ export const ERROR_CODES = [
   "CONFLICT",
   "RANGE_EXHAUSTED",
   "CONFIG",
+  "BAD_STATE",
   "ABORTED",
 ] as const;
 

@@ -63,12 +63,14 @@ export function probeOrder(
   return Array.from({ length: count }, (_, i) => range.min + ((start + i) % size));
 }
 
-export type Phase = "creating" | "complete";
+/** A VM's creation phase: `creating` until every step of its create has run. */
+export const phaseSchema = z.enum(["creating", "complete"]);
+export type Phase = z.infer<typeof phaseSchema>;
 
 const markSchema = z.object({
   v: z.literal(1),
   id: z.string().regex(/^[0-9a-f]{16}$/),
-  phase: z.enum(["creating", "complete"]),
+  phase: phaseSchema,
   node: z.string(),
   template: z.union([z.string(), z.number()]),
   storage: z.string().optional(),

@@ -9,7 +9,7 @@
 import type { OperationContext } from "../context";
 import { PermanentError } from "../errors";
 import { describe, markFor, markMatches, probeOrder } from "../identity";
-import type { VmState } from "../state/vm-state";
+import { unobservedVmState, type VmState } from "../state/vm-state";
 import { VmInitError } from "../vm-init-error";
 import { cloneNew } from "./clone";
 import { converge, type VmLocation } from "./converge";
@@ -88,15 +88,10 @@ export async function createVm(
     // `up` finishes it (the engine forces an update of a resource with init errors).
     throw new VmInitError(
       vm.vmid,
-      {
-        ...stateExtras,
-        ...inputs,
-        identityHash: naming.identity,
-        vmid: vm.vmid,
-        vmName: naming.vmName,
-        currentNode: vm.node,
-        phase: "creating",
-      },
+      unobservedVmState(
+        { ...stateExtras, ...inputs },
+        { vmid: vm.vmid, node: vm.node, identityHash: naming.identity, vmName: naming.vmName },
+      ),
       error,
     );
   }

@@ -63,6 +63,7 @@ export async function observe(
     vmid: vm.vmid,
     vmName: config.name ?? naming.vmName,
     currentNode: vm.node,
+    phase: mark?.phase ?? "creating",
     status: status.qmpstatus && status.status === "running" ? status.qmpstatus : status.status,
     macAddress: net0?.mac,
     ipv4Addresses: addresses.v4,

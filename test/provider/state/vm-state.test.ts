@@ -1,0 +1,74 @@
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { PermanentError } from "../../../provider/errors";
+import {
+  parseVmState,
+  unobservedVmState,
+  VM_STATE_VERSION,
+} from "../../../provider/state/vm-state";
+
+/** Outputs exactly as pulumi-proxmox 0.1.0 (b338f75) returned them to the engine. */
+const fixture = (name: string): Record<string, unknown> =>
+  JSON.parse(
+    readFileSync(path.join(__dirname, "fixtures", `0.1.0-${name}.json`), "utf8"),
+  ) as Record<string, unknown>;
+
+describe("parseVmState", () => {
+  it("reads a complete state written by 0.1.0 as a complete VM of the current version", () => {
+    const state = parseVmState(fixture("complete"));
+    expect(state).toMatchObject({
+      schemaVersion: VM_STATE_VERSION,
+      phase: "complete",
+      vmid: 13220,
+      status: "running",
+      ipv4Addresses: ["10.10.0.100"],
+    });
+  });
+
+  it("reads 0.1.0's partial create (no schemaVersion, nothing observed) as an unfinished create", () => {
+    const state = parseVmState(fixture("partial-create"));
+    expect(state).toMatchObject({
+      schemaVersion: VM_STATE_VERSION,
+      phase: "creating",
+      vmid: 95598,
+      status: "unknown",
+      ipv4Addresses: [],
+      ipv6Addresses: [],
+    });
+  });
+
+  it("keeps the provider reference and every input through the migration", () => {
+    const stored = fixture("partial-create");
+    const state = parseVmState(stored) as Record<string, unknown>;
+    for (const key of Object.keys(stored)) expect(state[key], key).toEqual(stored[key]);
+  });
+
+  it("reads the partial state this release writes after a failed step", () => {
+    const { phase, schemaVersion, ...inputs } = fixture("partial-create");
+    expect([phase, schemaVersion]).toEqual(["creating", undefined]);
+    const written = unobservedVmState(inputs, {
+      vmid: 95598,
+      node: "pve1",
+      identityHash: "90355e013026a83e",
+      vmName: "db-90355e",
+    });
+    expect(parseVmState(JSON.parse(JSON.stringify(written)))).toMatchObject({
+      phase: "creating",
+      status: "unknown",
+    });
+  });
+
+  it("refuses a state from a newer release, saying to upgrade", () => {
+    const newer = { ...fixture("complete"), schemaVersion: VM_STATE_VERSION + 1 };
+    expect(() => parseVmState(newer)).toThrow(PermanentError);
+    expect(() => parseVmState(newer)).toThrow(/VM 13220.*newer release\. Upgrade pulumi-proxmox/);
+  });
+
+  it("names the broken field of a damaged state instead of dumping the schema", () => {
+    const damaged = { ...fixture("complete"), currentNode: 7 };
+    expect(() => parseVmState(damaged)).toThrow(
+      /The stored state of VM 13220 cannot be read \(currentNode: .*\)/,
+    );
+  });
+});
