@@ -124,8 +124,10 @@ export function hadNoEffect(error: ProxmoxError): boolean {
     return causeCodes(error).some((code) => NEVER_SENT_CODES.has(code));
   }
   if (error.code === "UNAVAILABLE") {
-    if (error.context.unavailable === "proxy-timeout") return false;
-    return error.status !== 502 && error.status !== 504;
+    const why = error.context.unavailable;
+    if (why === "node-down" || why === "no-quorum" || why === "agent-not-running") return true;
+    // 429 and 503 are refusals; 596, 502, 504 and other 5xx may come after PVE acted.
+    return why === undefined && (error.status === 429 || error.status === 503);
   }
   return error.code === "LOCKED" || error.code === "LOCK_TIMEOUT";
 }

@@ -201,6 +201,7 @@ describe("retryingApi", () => {
       expect(hadNoEffect(new TransientError("TIMEOUT", "no answer"))).toBe(false);
       expect(hadNoEffect(proxyTimeout())).toBe(false);
       expect(hadNoEffect(new TransientError("UNAVAILABLE", "504", { status: 504 }))).toBe(false);
+      expect(hadNoEffect(new TransientError("UNAVAILABLE", "597", { status: 597 }))).toBe(false);
     });
   });
 });
