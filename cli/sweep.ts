@@ -5,6 +5,7 @@
  * mark, or whose identity a given state holds, is never touched.
  */
 import { HttpProxmoxApi } from "../provider/api/http-api";
+import { retryingApi } from "../provider/api/retrying-api";
 import type { ProxmoxApi } from "../provider/api/proxmox-api";
 import type { ConnectionConfig } from "../provider/config";
 import type { OperationContext } from "../provider/context";
@@ -67,8 +68,10 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   }
   const owned = await ownedIdentities({ stacks: options.stacks, stateFiles: options.stateFiles });
   const ownedOwners = new Set([...owned].map((id) => id.slice(0, 12)));
-  const api = options.api ?? new HttpProxmoxApi({ connection: options.connection });
   const progress = options.onProgress ?? (() => undefined);
+  const api =
+    options.api ??
+    retryingApi(new HttpProxmoxApi({ connection: options.connection }), { progress });
 
   const vms = await markedVms(api);
   const orphanVms = vms.filter((vm) => !owned.has(vm.identity));

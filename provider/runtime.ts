@@ -8,6 +8,7 @@
  */
 import { coalescedApi, sharedListingCoalescer } from "./api/coalesced-api";
 import { HttpProxmoxApi } from "./api/http-api";
+import { retryingApi } from "./api/retrying-api";
 import { tracedApi } from "./api/traced-api";
 import { parseConnectionConfig } from "./config";
 import type { OperationContext } from "./context";
@@ -58,14 +59,16 @@ export function buildContext(config: ConfigReader): OperationContext {
   const http = new HttpProxmoxApi({ connection, logger: { warn: (m: string) => console.warn(m) } });
   const traced = tracedApi(http, { debug: (m) => (debug ? console.error(m) : undefined) });
   const coalescer = sharedListingCoalescer(connection.origin);
-  const api = coalescedApi(traced, coalescer);
+  const progress = (message: string) => console.log(`pulumi-proxmox: ${message}`);
+  // Retried below the coalescer, so callers sharing one listing also share its retries.
+  const api = coalescedApi(retryingApi(traced, { progress }), coalescer);
   const listVms = async (options?: { fresh?: boolean }) => {
     if (options?.fresh) coalescer.invalidate();
     return api.clusterVms();
   };
   // The engine shows the dynamic provider's stdout as info lines: the user's progress view.
   return operationContext(api, listVms, {
-    progress: (message) => console.log(`pulumi-proxmox: ${message}`),
+    progress,
     warn: (message) => console.warn(`pulumi-proxmox: warning: ${message}`),
   });
 }

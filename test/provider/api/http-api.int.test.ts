@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { closeSharedDispatchers } from "../../../provider/api/dispatcher-registry.js";
 import { HttpProxmoxApi } from "../../../provider/api/http-api.js";
+import { retryingApi } from "../../../provider/api/retrying-api.js";
 import { waitForTask } from "../../../provider/api/tasks.js";
 import { parseConnectionConfig, type ConnectionConfig } from "../../../provider/config.js";
 import type { ProxmoxError } from "../../../provider/errors.js";
-import { runCall } from "../../../provider/retry.js";
 import { startSimulator } from "../../../simulator/index.js";
 import { expectNoSecret } from "./no-secret.js";
 
@@ -244,14 +244,17 @@ describe("http-api against the simulator", () => {
     expectNoSecret(slow, secret);
   });
 
-  it("retries a transient failure through runCall and succeeds", async () => {
+  it("retries a transient failure through the retrying decorator and succeeds", async () => {
     sim.faults.failRequests(
       { method: "GET", path: "^/cluster/nextid$", count: 2 },
       596,
       "Connection timed out",
     );
-    const vmid = await runCall(() => api.nextVmid(), { budgetMs: 5_000, initialDelayMs: 20 });
+    const lines: string[] = [];
+    const retrying = retryingApi(api, { progress: (l) => lines.push(l), initialDelayMs: 20 });
+    const vmid = await retrying.nextVmid();
     expect(vmid).toBeGreaterThanOrEqual(100);
+    expect(lines).toHaveLength(2);
   });
 
   it("surfaces a failed task as TASK_FAILED with the log tail", async () => {
@@ -298,10 +301,15 @@ describe("http-api against the simulator", () => {
       code: "UNAVAILABLE",
       context: { unavailable: "agent-not-running" },
     });
-    const nics = await runCall(() => api.agentInterfaces("pve1", vmid), {
-      budgetMs: 5_000,
-      initialDelayMs: 50,
-    });
+    // The agent comes up with the guest: poll as observe.ts does.
+    let nics: Awaited<ReturnType<typeof api.agentInterfaces>> | undefined;
+    for (let attempt = 0; nics === undefined && attempt < 100; attempt++) {
+      nics = await api.agentInterfaces("pve1", vmid).catch(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return undefined;
+      });
+    }
+    if (nics === undefined) throw new Error("the guest agent never answered");
     expect(nics.some((nic) => nic.ipAddresses.some((ip) => ip.type === "ipv4"))).toBe(true);
   });
 });

@@ -1,0 +1,212 @@
+import { isTransient, type ProxmoxError } from "../errors.js";
+import { abortedError, backoffDelay, systemClock, type Clock } from "../retry.js";
+import type { ConfigUpdate, ProxmoxApi } from "./proxmox-api.js";
+
+/**
+ * A decorator over any {@link ProxmoxApi} that retries transient answers, so one 596 or one
+ * reset connection does not fail a deployment. How far a method is retried depends on what a
+ * repeat can do (docs/errors.md, "What is retried"):
+ *
+ * - `read`: a GET changes nothing; every transient answer is retried.
+ * - `idempotent`: a repeat reaches the same goal as the first request (PUT resize with an
+ *   absolute size, a config POST with the same keys, DELETE, start/stop/shutdown, the
+ *   content-addressed seed upload); every transient answer is retried, and the caller counts a
+ *   repeat's "already done" answer (NOT_FOUND for a delete, ALREADY_RUNNING for a start) as done.
+ * - `unsafe`: a second clone, reboot or migration is a second action. Retried only when the
+ *   first request provably had no effect: it never reached PVE (connection refused, a 595 from
+ *   pveproxy that could not reach the node) or PVE refused it (a lock, no quorum). Any other
+ *   failure is thrown for the caller to decide (clone.ts looks for its own VM first).
+ * - `none`: the task-status poll already treats a transient answer as "not yet".
+ */
+
+export type RetryKind = "read" | "idempotent" | "unsafe" | "none";
+
+type Method = Exclude<keyof ProxmoxApi, "invalidateClusterVms">;
+
+export const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
+  version: "read",
+  permissions: "read",
+  clusterVms: "read",
+  nextVmid: "read",
+  nodes: "read",
+  nodeStorages: "read",
+  vmConfig: "read",
+  vmStatus: "read",
+  agentInterfaces: "read",
+  storageContent: "read",
+  taskLog: "read",
+  taskStatus: "none",
+  updateVmConfig: "idempotent",
+  resizeDisk: "idempotent",
+  destroyVm: "idempotent",
+  deleteVolume: "idempotent",
+  startVm: "idempotent",
+  stopVm: "idempotent",
+  shutdownVm: "idempotent",
+  uploadIso: "idempotent",
+  cloneVm: "unsafe",
+  rebootVm: "unsafe",
+  migrateVm: "unsafe",
+};
+
+/** What the progress line calls each request, e.g. `GET /cluster/resources`. */
+const REQUEST_NAMES: Readonly<Record<Method, string>> = {
+  version: "GET /version",
+  permissions: "GET /access/permissions",
+  clusterVms: "GET /cluster/resources",
+  nextVmid: "GET /cluster/nextid",
+  nodes: "GET /nodes",
+  nodeStorages: "GET storages",
+  vmConfig: "GET config",
+  vmStatus: "GET status",
+  agentInterfaces: "GET guest interfaces",
+  storageContent: "GET storage content",
+  taskLog: "GET task log",
+  taskStatus: "GET task status",
+  updateVmConfig: "POST config",
+  resizeDisk: "PUT resize",
+  destroyVm: "DELETE VM",
+  deleteVolume: "DELETE volume",
+  startVm: "POST start",
+  stopVm: "POST stop",
+  shutdownVm: "POST shutdown",
+  uploadIso: "POST upload",
+  cloneVm: "POST clone",
+  rebootVm: "POST reboot",
+  migrateVm: "POST migrate",
+};
+
+export interface RetryingApiOptions {
+  /** Receives one line per retry, naming the request, the error and the attempt. */
+  readonly progress: (message: string) => void;
+  readonly clock?: Clock | undefined;
+  /** In [0, 1): the jitter source, injected by tests for exact delays. */
+  readonly random?: (() => number) | undefined;
+  /** Attempts in all, the first included. */
+  readonly maxAttempts?: number | undefined;
+  /** Longest one call may take, its retries included. */
+  readonly budgetMs?: number | undefined;
+  readonly initialDelayMs?: number | undefined;
+  readonly maxDelayMs?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+const DEFAULTS = { maxAttempts: 6, budgetMs: 60_000, initialDelayMs: 1_000, maxDelayMs: 8_000 };
+
+/** Socket codes meaning the connection never opened: the request did not leave this process. */
+const NEVER_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+function causeCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  let current: unknown = (error as { cause?: unknown }).cause;
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") codes.push(code);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return codes;
+}
+
+/**
+ * Whether a transient failure provably had no effect on PVE: the connection never opened, the
+ * proxy could not reach the node (595), or PVE itself answered with a refusal (a lock, no
+ * quorum, busy). A reset connection, a timeout, a 596 or a gateway 502/504 may have been applied.
+ */
+export function hadNoEffect(error: ProxmoxError): boolean {
+  if (error.code === "NETWORK" || error.code === "TIMEOUT") {
+    return causeCodes(error).some((code) => NEVER_SENT_CODES.has(code));
+  }
+  if (error.code === "UNAVAILABLE") {
+    const why = error.context.unavailable;
+    if (why === "node-down" || why === "no-quorum" || why === "agent-not-running") return true;
+    // 429 and 503 are refusals; 596, 502, 504 and other 5xx may come after PVE acted.
+    return why === undefined && (error.status === 429 || error.status === 503);
+  }
+  return error.code === "LOCKED" || error.code === "LOCK_TIMEOUT";
+}
+
+function retryable(method: Method, args: readonly unknown[], error: unknown): boolean {
+  if (!isTransient(error)) return false;
+  // The guest agent not running yet is the state the caller is polling for, not a blip.
+  if (error.context.unavailable === "agent-not-running") return false;
+  let kind = RETRY_KINDS[method];
+  // With a digest, a repeat of an applied change fails with CONFLICT: not idempotent.
+  if (method === "updateVmConfig" && (args[2] as ConfigUpdate | undefined)?.digest !== undefined)
+    kind = "unsafe";
+  if (kind === "none") return false;
+  if (kind === "unsafe") return hadNoEffect(error);
+  return true;
+}
+
+function describe(method: Method, args: readonly unknown[]): string {
+  const [first, second] = args;
+  const where =
+    typeof first === "object" && first !== null
+      ? (first as { node?: unknown; newid?: unknown })
+      : { node: first, vmid: second };
+  const parts: string[] = [];
+  if (typeof where.node === "string") parts.push(`node ${where.node}`);
+  const vmid = "newid" in where ? where.newid : (where as { vmid?: unknown }).vmid;
+  if (typeof vmid === "number") parts.push(`VM ${vmid}`);
+  return `${REQUEST_NAMES[method]}${parts.length > 0 ? ` (${parts.join(", ")})` : ""}`;
+}
+
+function reason(error: ProxmoxError): string {
+  const pve = error.context.pveMessage;
+  if (error.status !== undefined) return `${error.status} ${pve ?? error.code}`;
+  if (error.code === "TIMEOUT") return "no answer in time";
+  const code = causeCodes(error).find((c) => !c.startsWith("UND_ERR")) ?? causeCodes(error)[0];
+  return code === undefined ? error.code : `connection failed (${code})`;
+}
+
+/** `inner` with every call retried as {@link RETRY_KINDS} says. */
+export function retryingApi(inner: ProxmoxApi, options: RetryingApiOptions): ProxmoxApi {
+  const clock = options.clock ?? systemClock;
+  const maxAttempts = options.maxAttempts ?? DEFAULTS.maxAttempts;
+  const budgetMs = options.budgetMs ?? DEFAULTS.budgetMs;
+  const backoff = {
+    initialDelayMs: options.initialDelayMs ?? DEFAULTS.initialDelayMs,
+    maxDelayMs: options.maxDelayMs ?? DEFAULTS.maxDelayMs,
+    random: options.random,
+  };
+
+  const call = async (method: Method, fn: () => Promise<unknown>, args: readonly unknown[]) => {
+    const deadline = clock.now() + budgetMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (error) {
+        if (!retryable(method, args, error) || attempt >= maxAttempts) throw error;
+        const delay = backoffDelay(attempt, backoff);
+        if (clock.now() + delay > deadline) throw error;
+        options.progress(
+          `${describe(method, args)}: ${reason(error as ProxmoxError)}, retrying ` +
+            `(attempt ${attempt + 1} of ${maxAttempts}, in ${(delay / 1000).toFixed(1)} s)`,
+        );
+        try {
+          await clock.sleep(delay, options.signal);
+        } catch {
+          throw abortedError(`The retry of ${describe(method, args)}`, options.signal);
+        }
+      }
+    }
+  };
+
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      if (typeof property !== "string" || !(property in RETRY_KINDS)) return value.bind(target);
+      const method = property as Method;
+      const fn = value as (...a: unknown[]) => Promise<unknown>;
+      return (...args: unknown[]) => call(method, () => fn.apply(target, args), args);
+    },
+  });
+}
