@@ -1,6 +1,15 @@
-/** `pulumi-proxmox destroy`: `pulumi destroy` for CI, with the same report (0 ok, 1 error). */
+/**
+ * `pulumi-proxmox destroy`: `pulumi destroy` for CI, with the same report (0 ok, 1 error).
+ *
+ * The engine deletes only the resources of the state; a VM that only a pending create holds (a
+ * killed `up`'s) would be left running and unseen. After the engine's destroy, those VMs and
+ * their seeds are deleted with sweep's ordered delete (restricted to exactly those identities),
+ * and their pending creates are dropped.
+ */
 import { runEngineCommand, type EngineCommandOptions } from "./engine-command";
+import { clearPendingVmCreates, readPendingCreates, stackConnection } from "./pending-creates";
 import type { CommandReport } from "./report";
+import { sweep } from "./sweep";
 
 export interface DestroyOptions extends EngineCommandOptions {
   /** Refresh the state first (`pulumi destroy --refresh`). */
@@ -10,12 +19,43 @@ export interface DestroyOptions extends EngineCommandOptions {
 /** Runs `destroy`; resolves with the report (never rejects). The stack itself is kept. */
 export function destroy(options: DestroyOptions): Promise<CommandReport> {
   return runEngineCommand("destroy", options, async (stack, hooks) => {
+    const pending = await readPendingCreates(stack);
     const result = await stack.destroy({
       refresh: options.refresh === true,
       color: "never",
       onEvent: hooks.onEvent,
       onOutput: hooks.onOutput,
     });
+    if (pending.identities.size > 0) {
+      const count = pending.identities.size;
+      hooks.notice(
+        `${count} VM(s) of an interrupted run were not in the state (pending creates): deleting them`,
+      );
+      let report;
+      try {
+        report = await sweep({
+          connection: await stackConnection(stack, { ...process.env, ...options.env }),
+          stacks: [options],
+          apply: true,
+          only: pending.identities,
+          onProgress: (line) => hooks.onOutput(`pulumi-proxmox: ${line}\n`),
+        });
+      } catch (error) {
+        throw new Error(
+          `the VMs of the interrupted run were not deleted (${(error as Error).message}); ` +
+            `run \`pulumi-proxmox sweep --stack ${options.stack} --apply\` to delete them`,
+          { cause: error },
+        );
+      }
+      for (const item of report.items) hooks.notice(`${item.action} ${item.target}`);
+      if (report.exitCode !== 0) {
+        throw new Error(
+          `some VMs or seeds of the interrupted run could not be deleted; ` +
+            `run \`pulumi-proxmox sweep --stack ${options.stack} --apply\` again`,
+        );
+      }
+      await clearPendingVmCreates(stack, pending.state);
+    }
     return { changeSummary: result.summary.resourceChanges ?? {} };
   });
 }

@@ -20,11 +20,15 @@ export interface EngineCommandOptions extends StackSelection {
 export interface EngineRun {
   readonly changeSummary: Readonly<Record<string, number>>;
   readonly outputs?: Readonly<Record<string, unknown>> | undefined;
+  /** Drift the change summary does not show (e.g. pending creates). */
+  readonly drift?: boolean | undefined;
 }
 
 export interface EngineHooks {
   readonly onEvent: (event: EngineEvent) => void;
   readonly onOutput: (text: string) => void;
+  /** Something the user must know (pending creates, a recovery done): printed and reported. */
+  readonly notice: (text: string) => void;
 }
 
 const NO_CHANGE = new Set(["same", "refresh", "read"]);
@@ -36,20 +40,27 @@ export async function runEngineCommand(
 ): Promise<CommandReport> {
   const startedAt = new Date();
   const collector = new ChangeCollector();
+  const notices: string[] = [];
+  const onOutput = options.onOutput ?? ((text: string) => void process.stdout.write(text));
   const hooks: EngineHooks = {
     onEvent: (event) => {
       collector.onEvent(event);
       options.onEvent?.(event);
     },
-    onOutput: options.onOutput ?? ((text) => void process.stdout.write(text)),
+    onOutput,
+    notice: (text) => {
+      notices.push(text);
+      onOutput(`pulumi-proxmox: ${text}\n`);
+    },
   };
-  const base = { command, stack: options.stack, startedAt: startedAt.toISOString() };
+  const base = { command, stack: options.stack, startedAt: startedAt.toISOString(), notices };
   let report: CommandReport;
   try {
     const stack = await selectStack(options);
     const result = await run(stack, hooks);
     const resources = collector.changes();
     const planned =
+      result.drift === true ||
       resources.some(isPlanned) ||
       Object.entries(result.changeSummary).some(([op, n]) => !NO_CHANGE.has(op) && n > 0);
     const status = command !== "drift" ? "ok" : planned ? "drift" : "clean";

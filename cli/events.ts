@@ -17,6 +17,22 @@ interface Seen {
   step?: { op: string; old: Props; inputs: Props; keys: readonly string[] | undefined };
 }
 
+/** How the engine's event stream marks a secret value (its ciphertext is blinded to `[secret]`). */
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+
+/** What every report prints for a secret value. */
+export const SECRET = "[secret]";
+
+/** The value with every secret inside it replaced by `[secret]`: reports never show one. */
+export function redactSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactSecrets);
+  if (value === null || typeof value !== "object") return value;
+  if (SECRET_SIG in value) return SECRET;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactSecrets(v)]));
+}
+
+const props = (value: unknown): Props => (redactSecrets(value ?? {}) as Props) ?? {};
+
 /** Keys that are plumbing, not properties: never reported. */
 const IGNORED = new Set(["__provider", "__pulumiType"]);
 
@@ -33,11 +49,11 @@ export class ChangeCollector {
     if (metadata.type === "pulumi:pulumi:Stack") return;
     const seen = this.#seen.get(metadata.urn) ?? { type: metadata.type };
     this.#seen.set(metadata.urn, seen);
-    const old = (metadata.old?.outputs ?? {}) as Props;
+    const old = props(metadata.old?.outputs);
     if (metadata.op === "refresh") {
       // The outputs event carries the read; the pre event only the state before it.
       if (event.resOutputsEvent !== undefined) {
-        seen.refresh = { old, new: (metadata.new?.outputs ?? {}) as Props };
+        seen.refresh = { old, new: props(metadata.new?.outputs) };
       }
       return;
     }
@@ -48,7 +64,7 @@ export class ChangeCollector {
       seen.step = {
         op: metadata.op,
         old,
-        inputs: (metadata.new?.inputs ?? {}) as Props,
+        inputs: props(metadata.new?.inputs),
         keys: keys === undefined ? undefined : keys.map(topLevel),
       };
     }
@@ -99,10 +115,21 @@ function plannedKeys(seen: Seen): string[] {
   if (step === undefined) return [];
   if (step.keys !== undefined && step.keys.length > 0)
     return step.keys.filter((k) => !IGNORED.has(k));
-  return Object.keys(step.inputs).filter(
-    (key) =>
-      !IGNORED.has(key) && step.inputs[key] !== undefined && !same(step.old[key], step.inputs[key]),
+  const keys = Object.keys(step.inputs).filter(
+    (key) => !IGNORED.has(key) && step.inputs[key] !== undefined,
   );
+  const differ = keys.filter((key) => !same(step.old[key], step.inputs[key]));
+  if (differ.length > 0) return differ;
+  // The engine blinds every secret to the same text: when nothing visible differs, the change is
+  // in a secret, and those are the candidates.
+  return keys.filter((key) => holdsSecret(step.inputs[key]) || holdsSecret(step.old[key]));
+}
+
+function holdsSecret(value: unknown): boolean {
+  if (value === SECRET) return true;
+  if (Array.isArray(value)) return value.some(holdsSecret);
+  if (value && typeof value === "object") return Object.values(value).some(holdsSecret);
+  return false;
 }
 
 function changedKeys(old: Props, now: Props): string[] {

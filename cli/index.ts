@@ -43,9 +43,12 @@ Run \`pulumi-proxmox <command> --help\` for its flags. Docs: docs/cli.md`;
 const ENGINE_HELP: Record<string, string> = {
   drift:
     "Usage: pulumi-proxmox drift --stack NAME [flags]\n\nRuns `pulumi preview --refresh`; exit 0 clean, 2 drift found, 1 error.",
-  up: "Usage: pulumi-proxmox up --stack NAME [--refresh] [flags]\n\nRuns `pulumi up`; exit 0 ok, 1 error.",
+  up:
+    "Usage: pulumi-proxmox up --stack NAME [--refresh] [flags]\n\nRuns `pulumi up`; exit 0 ok, 1 error.\n" +
+    "Resumes the VMs an interrupted up left as pending creates (no adopt needed).",
   destroy:
-    "Usage: pulumi-proxmox destroy --stack NAME [--refresh] [flags]\n\nRuns `pulumi destroy`; exit 0 ok, 1 error.",
+    "Usage: pulumi-proxmox destroy --stack NAME [--refresh] [flags]\n\nRuns `pulumi destroy`; exit 0 ok, 1 error.\n" +
+    "Also deletes the VMs an interrupted up left as pending creates.",
 };
 
 /** Runs one command line (without `node` and the script); resolves with the exit code. */

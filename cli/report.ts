@@ -56,6 +56,8 @@ export interface CommandReport {
   readonly outputs?: Readonly<Record<string, unknown>> | undefined;
   /** Set when status is `error`: the engine's error lines, or the failure's message. */
   readonly error?: string | undefined;
+  /** What the CLI found or did besides the engine run, e.g. pending creates and their recovery. */
+  readonly notices?: readonly string[] | undefined;
 }
 
 /** Writes a report as pretty JSON, creating the folder. */
@@ -110,6 +112,7 @@ export function formatReport(report: CommandReport): string {
   };
   const parts = [head[report.status]];
   if (report.resources.length > 0) parts.push(formatChanges(report.resources));
+  for (const notice of report.notices ?? []) parts.push(`  note: ${notice}`);
   if (report.error !== undefined) parts.push(`  error: ${report.error.replace(/\n/g, "\n  ")}`);
   return `${parts.join("\n")}\n`;
 }

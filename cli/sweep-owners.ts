@@ -2,6 +2,11 @@
  * Which VM identities the given stacks own, read from their states (`pulumi stack export` through
  * the automation API, or an exported file). A state that cannot be read stops the sweep: guessing
  * would make that stack's VMs look orphaned.
+ *
+ * Only the state's resources own a VM. A pending create is what an interrupted run left behind:
+ * `pulumi destroy` does not delete it, so its VM would leak unseen if it counted as owned. Its
+ * identities are returned apart, so that sweep can list those VMs as orphans of an interrupted
+ * run and `pulumi-proxmox up` can resume them.
  */
 import { readFileSync } from "node:fs";
 import { identityOf } from "../provider/identity";
@@ -15,20 +20,36 @@ interface StateResource {
   readonly outputs?: Record<string, unknown>;
 }
 
-interface Deployment {
+export interface Deployment {
   readonly deployment?: {
     readonly resources?: readonly StateResource[];
-    readonly pending_operations?: readonly { readonly resource?: StateResource }[];
+    readonly pending_operations?: readonly {
+      readonly resource?: StateResource;
+      /** `creating`, `updating`, `deleting`, `reading`, … */
+      readonly type?: string;
+    }[];
   };
 }
 
-/** The identity hashes of every ProxmoxVm in an exported deployment, pending creates included. */
+/** The identity hashes of every ProxmoxVm among the deployment's resources (not its pending operations). */
 export function identitiesIn(state: Deployment): Set<string> {
+  return identitiesOf(state.deployment?.resources ?? []);
+}
+
+/**
+ * The identities of the ProxmoxVm creates an interrupted run left pending, less those a resource
+ * of the state holds (a pending create next to its resource is not lost, e.g. a `--replace`).
+ */
+export function pendingCreateIdentitiesIn(state: Deployment): Set<string> {
+  const owned = identitiesIn(state);
+  const pending = (state.deployment?.pending_operations ?? [])
+    .filter((op) => op.type === undefined || op.type === "creating")
+    .flatMap((op) => op.resource ?? []);
+  return new Set([...identitiesOf(pending)].filter((id) => !owned.has(id)));
+}
+
+function identitiesOf(resources: readonly StateResource[]): Set<string> {
   const found = new Set<string>();
-  const resources = [
-    ...(state.deployment?.resources ?? []),
-    ...(state.deployment?.pending_operations ?? []).flatMap((op) => op.resource ?? []),
-  ];
   for (const resource of resources) {
     if (resource.type !== VM_TYPE) continue;
     const hash = resource.outputs?.["identityHash"];
@@ -73,16 +94,30 @@ export interface OwnerSources {
   readonly stateFiles?: readonly string[] | undefined;
 }
 
+export interface Owners {
+  /** Identities a resource of some given state holds. */
+  readonly owned: Set<string>;
+  /** Identities only a pending create of some given state holds: an interrupted run's. */
+  readonly interrupted: Set<string>;
+}
+
 /** Reads every state; rejects if any cannot be read. */
-export async function ownedIdentities(sources: OwnerSources): Promise<Set<string>> {
-  const owned = new Set<string>();
+export async function readOwners(sources: OwnerSources): Promise<Owners> {
+  const states: Deployment[] = [];
   for (const selection of sources.stacks) {
-    const stack = await selectStack(selection);
-    for (const id of identitiesIn((await stack.exportStack()) as Deployment)) owned.add(id);
+    states.push((await (await selectStack(selection)).exportStack()) as Deployment);
   }
   for (const file of sources.stateFiles ?? []) {
-    for (const id of identitiesIn(JSON.parse(readFileSync(file, "utf8")) as Deployment))
-      owned.add(id);
+    states.push(JSON.parse(readFileSync(file, "utf8")) as Deployment);
   }
-  return owned;
+  const owned = new Set(states.flatMap((state) => [...identitiesIn(state)]));
+  const interrupted = new Set(
+    states.flatMap((state) => [...pendingCreateIdentitiesIn(state)]).filter((id) => !owned.has(id)),
+  );
+  return { owned, interrupted };
+}
+
+/** The identities the given states own (their resources; pending creates do not count). */
+export async function ownedIdentities(sources: OwnerSources): Promise<Set<string>> {
+  return (await readOwners(sources)).owned;
 }

@@ -15,7 +15,7 @@ import type { VmState } from "../provider/state/vm-state";
 import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
 import type { StackSelection } from "./automation";
 import { UsageError, writeReport, type ExitCode } from "./report";
-import { ownedIdentities } from "./sweep-owners";
+import { readOwners } from "./sweep-owners";
 import { markedVms, seedIsos, type MarkedVm } from "./sweep-scan";
 
 export interface SweepOptions {
@@ -32,6 +32,8 @@ export interface SweepOptions {
   readonly onProgress?: ((line: string) => void) | undefined;
   /** The seam to use instead of HTTP (tests). */
   readonly api?: ProxmoxApi | undefined;
+  /** Only these identities (and their seeds) are considered: `destroy` cleans its own run's. */
+  readonly only?: ReadonlySet<string> | undefined;
 }
 
 export interface SweepItem {
@@ -46,6 +48,8 @@ export interface SweepItem {
   /** `orphan` in a dry run; `deleted`, `skipped` or `failed` with --apply. */
   readonly action: "orphan" | "deleted" | "skipped" | "failed";
   readonly detail?: string | undefined;
+  /** A VM whose identity only a pending create of a given state holds: a killed run's. */
+  readonly interrupted?: boolean | undefined;
 }
 
 export interface SweepReport {
@@ -66,26 +70,41 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   if (options.stacks.length === 0 && (options.stateFiles?.length ?? 0) === 0) {
     throw new UsageError(NO_STATE);
   }
-  const owned = await ownedIdentities({ stacks: options.stacks, stateFiles: options.stateFiles });
+  const { owned, interrupted } = await readOwners({
+    stacks: options.stacks,
+    stateFiles: options.stateFiles,
+  });
   const ownedOwners = new Set([...owned].map((id) => id.slice(0, 12)));
+  const only = options.only;
+  const onlyOwners = only && new Set([...only].map((id) => id.slice(0, 12)));
   const progress = options.onProgress ?? (() => undefined);
   const api =
     options.api ??
     retryingApi(new HttpProxmoxApi({ connection: options.connection }), { progress });
 
   const vms = await markedVms(api);
-  const orphanVms = vms.filter((vm) => !owned.has(vm.identity));
-  const orphanSeeds = (await seedIsos(api)).filter((seed) => !ownedOwners.has(seed.owner));
+  const orphanVms = vms.filter(
+    (vm) => !owned.has(vm.identity) && (only === undefined || only.has(vm.identity)),
+  );
+  const orphanSeeds = (await seedIsos(api)).filter(
+    (seed) =>
+      !ownedOwners.has(seed.owner) && (onlyOwners === undefined || onlyOwners.has(seed.owner)),
+  );
   const items: SweepItem[] = [];
-  const vmItem = (vm: MarkedVm, action: SweepItem["action"], detail?: string): SweepItem => ({
-    kind: "vm",
-    target: `VM ${vm.vmid} on ${vm.node} (${vm.name})`,
-    node: vm.node,
-    vmid: vm.vmid,
-    identity: vm.identity,
-    action,
-    detail: detail ?? `mark phase ${vm.phase}${vm.lock ? `, locked (${vm.lock})` : ""}`,
-  });
+  const vmItem = (vm: MarkedVm, action: SweepItem["action"], detail?: string): SweepItem => {
+    const killed = interrupted.has(vm.identity);
+    const why = killed ? ", orphan of an interrupted run (only a pending create holds it)" : "";
+    return {
+      kind: "vm",
+      target: `VM ${vm.vmid} on ${vm.node} (${vm.name})`,
+      node: vm.node,
+      vmid: vm.vmid,
+      identity: vm.identity,
+      action,
+      detail: (detail ?? `mark phase ${vm.phase}${vm.lock ? `, locked (${vm.lock})` : ""}`) + why,
+      ...(killed ? { interrupted: true } : {}),
+    };
+  };
 
   if (options.apply !== true) {
     items.push(...orphanVms.map((vm) => vmItem(vm, "orphan")));
@@ -103,7 +122,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     return {
       applied: false,
       ownedIdentities: owned.size,
-      ownedVms: vms.length - orphanVms.length,
+      ownedVms: vms.filter((vm) => owned.has(vm.identity)).length,
       items,
       exitCode: 0,
     };
@@ -163,7 +182,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   return {
     applied: true,
     ownedIdentities: owned.size,
-    ownedVms: vms.length - orphanVms.length,
+    ownedVms: vms.filter((vm) => owned.has(vm.identity)).length,
     items,
     exitCode: items.some((item) => item.action === "failed") ? 1 : 0,
   };

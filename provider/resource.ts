@@ -84,6 +84,30 @@ export interface ProxmoxVmArgs {
   readonly timeouts?: pulumi.Input<{ cloneMs?: number; agentMs?: number; taskMs?: number }>;
 }
 
+/** The `cloudInit` keys that may carry passwords, keys or tokens: secret by default. */
+const SECRET_CLOUD_INIT_KEYS = ["users", "writeFiles", "userData"] as const;
+
+/**
+ * `cloudInit` with its secret-bearing keys wrapped in `pulumi.secret`. The engine then keeps them
+ * encrypted in the state's inputs, and marks the same keys secret in the outputs, recursively,
+ * because the provider echoes its inputs (it declares it cannot take secrets, so it sees them in
+ * plain text). Only those keys are wrapped, so `hostname` or `packages` stay readable in diffs. A
+ * `cloudInit` that is itself an Output is wrapped whole: its keys are not known here.
+ */
+function secretCloudInit(
+  cloudInit: ProxmoxVmArgs["cloudInit"],
+): pulumi.Input<CloudInitArgs> | undefined {
+  if (cloudInit === undefined) return undefined;
+  if (pulumi.Output.isInstance(cloudInit) || cloudInit instanceof Promise) {
+    return pulumi.secret(cloudInit);
+  }
+  const wrapped: Record<string, unknown> = { ...cloudInit };
+  for (const key of SECRET_CLOUD_INIT_KEYS) {
+    if (wrapped[key] !== undefined) wrapped[key] = pulumi.secret(wrapped[key]);
+  }
+  return wrapped as CloudInitArgs;
+}
+
 /**
  * A Proxmox VE virtual machine cloned from a template, seeded with cloud-init over the API
  * alone (a NoCloud ISO), started and watched until its guest agent reports an address.
@@ -122,6 +146,7 @@ export class ProxmoxVm extends pulumi.dynamic.Resource {
         ipv6Addresses: undefined,
         seedVolid: undefined,
         ...args,
+        cloudInit: secretCloudInit(args.cloudInit),
         // The engine does not tell a dynamic provider the URN: the identity is passed in.
         identity: { project: pulumi.getProject(), stack: pulumi.getStack(), name },
       },

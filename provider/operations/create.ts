@@ -17,6 +17,7 @@ import { findOwnVm } from "./find-own-vm";
 import { observe } from "./observe";
 import { namingOf, type ResolvedInputs } from "./resolved-inputs";
 import { resolveTemplate } from "./resolve-template";
+import { resumableIdentities } from "./resume-list";
 
 /** How many VMIDs from the identity's slot a create may probe (and must inspect, for P4). */
 export const PROBE_WINDOW = 32;
@@ -40,13 +41,17 @@ export async function createVm(
   });
 
   let vm: VmLocation;
-  if (own && own.mark.phase === "complete") {
+  // A complete VM is resumed only when `pulumi-proxmox up` vouches that an interrupted run of
+  // this stack made it; otherwise taking it over needs `adopt` (lost state, or `--replace`).
+  if (own && own.mark.phase === "complete" && !resumableIdentities().has(naming.identity)) {
     if (!inputs.adopt) {
       throw new PermanentError(
         "CONFLICT",
         `VM ${own.vmid} (${naming.vmName}) on node ${own.node} already carries this resource's identity ` +
           "and is complete, but this stack does not know it (lost state, or --replace with unchanged " +
-          "inputs). Set `adopt: true` on the resource to take it over, or delete that VM.",
+          "inputs). If a `pulumi up` of this stack was interrupted, `pulumi-proxmox up` resumes it " +
+          "without a program change; otherwise set `adopt: true` on the resource to take it over, " +
+          "or delete that VM.",
         { node: own.node, vmid: own.vmid },
       );
     }

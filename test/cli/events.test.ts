@@ -90,6 +90,46 @@ describe("events", () => {
     expect(other.changes()).toEqual([]);
   });
 
+  it("shows every secret value as [secret], however deep", () => {
+    const secret = {
+      "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+      ciphertext: "[secret]",
+    };
+    const c = new ChangeCollector();
+    c.onEvent(
+      step(
+        "pre",
+        "update",
+        { cloudInit: { hostname: "a", users: secret }, cores: 1 },
+        { inputs: { cloudInit: { hostname: "b", users: secret }, cores: 1 } },
+      ),
+    );
+    expect(c.changes()[0]?.properties).toEqual([
+      {
+        property: "cloudInit",
+        live: { hostname: "a", users: "[secret]" },
+        desired: { hostname: "b", users: "[secret]" },
+        changedOutside: false,
+      },
+    ]);
+  });
+
+  it("names the secret-holding property when an update changes nothing visible", () => {
+    const secret = { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" };
+    const c = new ChangeCollector();
+    c.onEvent(
+      step(
+        "pre",
+        "update",
+        { cloudInit: { userData: secret }, cores: 1 },
+        { inputs: { cloudInit: { userData: secret }, cores: 1 } },
+      ),
+    );
+    expect(c.changes()[0]?.properties.map((p) => [p.property, p.desired])).toEqual([
+      ["cloudInit", { userData: "[secret]" }],
+    ]);
+  });
+
   it("keeps the engine's error diagnostics", () => {
     const c = new ChangeCollector();
     c.onEvent({

@@ -1,0 +1,153 @@
+import { spawn } from "node:child_process";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startSimulator, type Simulator } from "../../simulator";
+import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
+import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
+import { runBin } from "./support";
+
+const oneVm = `
+const { ProxmoxVm } = require("pulumi-proxmox");
+const vm = new ProxmoxVm("solo", { node: "pve1", template: 9000, cores: 1, memory: 512 });
+exports.vmid = vm.vmid;
+`;
+
+/** `pulumi up` in its own process group (so the whole engine dies at once), stdout collected. */
+function startUp(dir: string, env: NodeJS.ProcessEnv) {
+  const child = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {
+    cwd: dir,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  let stdout = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  return {
+    stdout: () => stdout,
+    kill: () => {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    },
+    exited: new Promise<void>((resolve) => child.once("exit", () => resolve())),
+  };
+}
+
+async function until(what: string, condition: () => boolean, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** No provider process of this stack's program directory is left running. */
+function providerProcessesIn(dir: string): Promise<string> {
+  return new Promise((resolve) => {
+    const ps = spawn("ps", ["-eo", "pid,args"], { stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    ps.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    ps.once("exit", () =>
+      resolve(
+        out
+          .split("\n")
+          .filter((line) => line.includes("dynamic-provider") && line.includes(dir))
+          .join("\n"),
+      ),
+    );
+  });
+}
+
+describe("an interrupted up, recovered through the installed bin", () => {
+  let sim: Simulator;
+  let engine: EngineEnv;
+  beforeEach(() => {
+    engine = engineEnv();
+  });
+  afterEach(async () => {
+    engine.cleanup();
+    await sim.close();
+  });
+
+  it("lists the VM of an up killed mid-clone as an orphan of an interrupted run, and destroy deletes it", async () => {
+    sim = await startSimulator({ taskDurationsMs: { qmclone: 4_000 } });
+    const dir = await proxmoxStack("killed-clone", oneVm, sim, engine);
+    const run = startUp(dir, engine.env);
+    await until("a running clone", () =>
+      [...sim.model.tasks.values()].some((t) => t.type === "qmclone" && t.status === "running"),
+    );
+    run.kill();
+    await run.exited;
+    await until("the clone to end", () =>
+      [...sim.model.tasks.values()].every((t) => t.type !== "qmclone" || t.status !== "running"),
+    );
+    await pulumi(["cancel", "--yes"], dir, engine.env);
+
+    // The engine's own destroy does not know the VM: it succeeds and leaves it.
+    const engineDestroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
+    expect(engineDestroy.code, engineDestroy.stdout + engineDestroy.stderr).toBe(0);
+    const [vmid] = guestVms(sim);
+    expect(guestVms(sim)).toHaveLength(1);
+
+    const sweepEnv = {
+      ...engine.env,
+      PROXMOX_VE_ENDPOINT: sim.url,
+      PROXMOX_VE_API_TOKEN: sim.apiToken,
+      PROXMOX_VE_CA_CERT: sim.caCertPem,
+    };
+    const listed = await runBin(["sweep", "--stack", "dev"], dir, sweepEnv);
+    expect(listed.code, listed.stdout + listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(
+      new RegExp(`orphan\\s+vm\\s+VM ${vmid} on pve1 .*orphan of an interrupted run`),
+    );
+
+    const drift = await runBin(["drift", "--stack", "dev"], dir, engine.env);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    expect(drift.stdout).toContain("Run `pulumi-proxmox up --stack dev` to resume");
+
+    const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
+    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expect(destroy.stdout).toContain("1 VM(s) of an interrupted run were not in the state");
+    expect(destroy.stdout).toMatch(new RegExp(`deleted VM ${vmid} on pve1`));
+    expect(guestVms(sim)).toEqual([]);
+    expect(seedIsos(sim)).toEqual([]);
+
+    const again = await runBin(["sweep", "--stack", "dev"], dir, sweepEnv);
+    expect(again.stdout).toContain("No orphans.");
+    expect(await providerProcessesIn(dir)).toBe("");
+  });
+
+  it("resumes the complete VM of an up killed after the guest agent answered, without adopt", async () => {
+    sim = await startSimulator();
+    const dir = await proxmoxStack("killed-agent", oneVm, sim, engine);
+    const run = startUp(dir, engine.env);
+    await until("the guest agent line", () => run.stdout().includes("guest agent reports"));
+    // The window: the mark says complete, the engine has not checkpointed the resource yet.
+    await until("the complete mark", () =>
+      guestVms(sim).some((vmid) =>
+        String(sim.model.vms.get(vmid)?.config["description"]).includes('"phase":"complete"'),
+      ),
+    );
+    run.kill();
+    await run.exited;
+    await pulumi(["cancel", "--yes"], dir, engine.env);
+
+    // The engine alone refuses the VM it does not know.
+    const plain = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
+    expect(plain.code).not.toBe(0);
+    expect(plain.stdout).toContain("adopt: true");
+
+    const up = await runBin(["up", "--stack", "dev"], dir, engine.env);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expect(up.stdout).toContain("resuming 1 VM(s) an interrupted run left as pending creates");
+    expect(up.stdout).toContain("resuming an interrupted create");
+    expect(guestVms(sim)).toHaveLength(1);
+    expect(seedIsos(sim)).toHaveLength(1);
+
+    const clean = await runBin(["drift", "--stack", "dev"], dir, engine.env);
+    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+
+    const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
+    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expect(guestVms(sim)).toEqual([]);
+    expect(seedIsos(sim)).toEqual([]);
+    expect(await providerProcessesIn(dir)).toBe("");
+  });
+});

@@ -1,0 +1,112 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CommandReport } from "../../cli";
+import { startSimulator, type Simulator } from "../../simulator";
+import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
+import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
+import { readJson, runBin } from "./support";
+
+const PASSWORD = "$6$rounds=4096$pp-salt$hashed-password-plaintext-marker";
+const FILE_SECRET = "write-files-content-plaintext-marker";
+const USER_DATA_SECRET = "user-data-token-plaintext-marker";
+const CHANGED_SECRET = "changed-user-data-token-marker";
+
+const program = (token: string) => `
+const { ProxmoxVm } = require("pulumi-proxmox");
+new ProxmoxVm("web", {
+  node: "pve1",
+  template: 9000,
+  cloudInit: {
+    hostname: "web-visible",
+    users: [{ name: "ops", hashedPassword: ${JSON.stringify(PASSWORD)} }],
+    writeFiles: [{ path: "/etc/app.token", content: ${JSON.stringify(FILE_SECRET)} }],
+  },
+});
+new ProxmoxVm("raw", {
+  node: "pve1",
+  template: 9000,
+  cloudInit: {
+    hostname: "raw-visible",
+    userData: ${JSON.stringify(`#cloud-config\nbootcmd:\n  - echo ${token}\n`)},
+  },
+});
+`;
+
+describe("cloud-init secrets through the real engine", () => {
+  let sim: Simulator;
+  let engine: EngineEnv;
+  let dir: string;
+  beforeAll(async () => {
+    sim = await startSimulator();
+    engine = engineEnv();
+    dir = await proxmoxStack("cli-secrets", program(USER_DATA_SECRET), sim, engine);
+    const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
+    if (up.code !== 0) throw new Error(up.stdout + up.stderr);
+  });
+  afterAll(async () => {
+    engine.cleanup();
+    await sim.close();
+  });
+
+  it("keeps the hashed password and the user-data out of the state, inputs and outputs", async () => {
+    const exported = await pulumi(["stack", "export"], dir, engine.env);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain("web-visible");
+    for (const secret of [PASSWORD, FILE_SECRET, USER_DATA_SECRET]) {
+      expect(exported.stdout).not.toContain(secret);
+    }
+    type Props = { cloudInit: Record<string, unknown> };
+    const vms = (
+      JSON.parse(exported.stdout) as {
+        deployment: { resources: { type: string; inputs: Props; outputs: Props }[] };
+      }
+    ).deployment.resources.filter((r) => r.type.endsWith(":ProxmoxVm"));
+    expect(vms).toHaveLength(2);
+    const secretSig = "4dabf18193072939515e22adb298388d";
+    for (const vm of vms) {
+      for (const props of [vm.inputs, vm.outputs]) {
+        expect(props.cloudInit["hostname"]).toMatch(/-visible$/);
+        for (const key of ["users", "writeFiles", "userData"].filter((k) => k in props.cloudInit)) {
+          expect(props.cloudInit[key]).toHaveProperty(secretSig);
+        }
+      }
+    }
+    expect(vms.map((vm) => Object.keys(vm.outputs.cloudInit).sort())).toEqual([
+      ["hostname", "users", "writeFiles"],
+      ["hostname", "userData"],
+    ]);
+  });
+
+  it("shows no plaintext in preview --diff after the user-data changes", async () => {
+    fs.writeFileSync(path.join(dir, "index.js"), program(CHANGED_SECRET));
+    const preview = await pulumi(["preview", "--diff"], dir, engine.env);
+    expect(preview.code, preview.stdout + preview.stderr).toBe(0);
+    expect(preview.stdout).toContain("[secret]");
+    for (const text of [PASSWORD, FILE_SECRET, USER_DATA_SECRET, CHANGED_SECRET]) {
+      expect(preview.stdout + preview.stderr).not.toContain(text);
+    }
+  });
+
+  it("reports the changed secret as [secret] in drift's stdout and JSON", async () => {
+    const file = path.join(dir, "drift.json");
+    const drift = await runBin(["drift", "--stack", "dev", "--report", file], dir, engine.env);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    const json = readJson<CommandReport>(file);
+    const text = fs.readFileSync(file, "utf8") + drift.stdout + drift.stderr;
+    for (const secret of [PASSWORD, FILE_SECRET, USER_DATA_SECRET, CHANGED_SECRET]) {
+      expect(text).not.toContain(secret);
+    }
+    expect(json.resources.map((r) => [r.name, r.op])).toEqual([["raw", "update"]]);
+    const cloudInit = json.resources[0]?.properties.find((p) => p.property === "cloudInit");
+    expect(cloudInit?.desired).toEqual({ hostname: "raw-visible", userData: "[secret]" });
+    expect(drift.stdout).toContain('"userData":"[secret]"');
+  });
+
+  it("destroys the VMs and their seeds", async () => {
+    const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
+    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expect(guestVms(sim)).toEqual([]);
+    expect(seedIsos(sim)).toEqual([]);
+  });
+});
