@@ -15,7 +15,7 @@ step() { printf '\n\033[1m== %s\033[0m (%d s)\n' "$*" "$((SECONDS - started))"; 
 
 step "set-up: Node, the Pulumi engine, the package"
 source scripts/bootstrap.sh
-scripts/install-deps.sh >/dev/null
+scripts/install-deps.sh
 npm run --silent build
 
 demo="$PWD/.demo"

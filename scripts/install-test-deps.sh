@@ -21,6 +21,14 @@ fi
 
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-echo "install-test-deps: installing ${missing[*]}"
-$sudo apt-get update
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+started=$SECONDS
+log="$(cd "$(dirname "$0")/.." && pwd)/.tools/apt-test-deps.log"
+mkdir -p "$(dirname "$log")"
+echo "install-test-deps: installing ${missing[*]} from Debian (about a minute on a first run; log: $log)"
+if ! { $sudo apt-get update && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y \
+  --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  tail -n 30 "$log" >&2
+  echo "install-test-deps: apt-get failed; the full log is $log" >&2
+  exit 1
+fi
+echo "install-test-deps: done in $((SECONDS - started)) s"

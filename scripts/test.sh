@@ -9,6 +9,7 @@ started=$SECONDS
 
 source scripts/bootstrap.sh
 scripts/install-deps.sh
+scripts/install-test-deps.sh
 
 echo "== build, type-check, lint"
 npm run --silent build
