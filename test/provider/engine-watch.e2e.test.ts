@@ -6,6 +6,7 @@ import {
   leftoverProcesses,
   startPulumi,
   until,
+  untilNoneLeft,
   type ProcessInfo,
 } from "../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
@@ -16,21 +17,8 @@ const vm = new ProxmoxVm("solo", { node: "pve1", template: 9000, cores: 1, memor
 exports.vmid = vm.vmid;
 `;
 
-/** A generous bound for "gone": the watches check every second and exit after a short grace. */
-const GONE_WITHIN_MS = 15_000;
-
 const isDynamicProvider = (p: ProcessInfo) => p.cmdline.includes("cmd/dynamic-provider");
 const isLanguageHost = (p: ProcessInfo) => p.cmdline.includes("pulumi-language-nodejs");
-
-async function noProcessesLeft(engine: EngineEnv): Promise<void> {
-  let left: ProcessInfo[] = [];
-  await until(
-    "every process of the run to exit",
-    () => (left = leftoverProcesses(engine.marker)).length === 0,
-    GONE_WITHIN_MS,
-    () => `; still running:${describeProcesses(left)}`,
-  );
-}
 
 describe("a killed engine", () => {
   let sim: Simulator;
@@ -57,7 +45,7 @@ describe("a killed engine", () => {
     // The engine alone dies, as in a crash or an OOM kill; its plugins have groups of their own.
     process.kill(run.pid, "SIGKILL");
     await run.exited;
-    await noProcessesLeft(engine);
+    await untilNoneLeft(engine.marker);
 
     const again = await upAgain(dir, engine.env);
     expect(again.code, again.stdout + again.stderr).toBe(0);
@@ -65,12 +53,12 @@ describe("a killed engine", () => {
     expect(seedIsos(sim)).toHaveLength(1);
     const [vmid] = guestVms(sim);
     expect(sim.model.vms.get(vmid ?? 0)?.config["description"]).toContain('"phase":"complete"');
-    await noProcessesLeft(engine);
+    await untilNoneLeft(engine.marker);
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
     expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
-    await noProcessesLeft(engine);
+    await untilNoneLeft(engine.marker);
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, pulumi, upAgain, type EngineEnv } from "../e2e/support/engine";
-import { startPulumi, until } from "../e2e/support/processes";
+import { startPulumi, until, untilNoneLeft } from "../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 
 const oneVm = `
@@ -35,6 +35,7 @@ describe("ProxmoxVm under failure, through the real engine", () => {
       );
       run.kill();
       await run.exited;
+      await untilNoneLeft(engine.marker);
 
       const again = await upAgain(dir, engine.env);
       expect(again.code, again.stdout + again.stderr).toBe(0);
@@ -47,6 +48,7 @@ describe("ProxmoxVm under failure, through the real engine", () => {
       expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
       expect(guestVms(sim)).toEqual([]);
       expect(seedIsos(sim)).toEqual([]);
+      await untilNoneLeft(engine.marker);
     },
   );
 

@@ -100,6 +100,20 @@ export async function until(
   }
 }
 
+/**
+ * Waits until no process of the run marked `marker` is left; throws naming the ones still
+ * running. The deadline is generous: the engine-gone watches check every second.
+ */
+export async function untilNoneLeft(marker: string, timeoutMs = 15_000): Promise<void> {
+  let left: ProcessInfo[] = [];
+  await until(
+    "every process of the run to exit",
+    () => (left = leftoverProcesses(marker)).length === 0,
+    timeoutMs,
+    () => `; still running:${describeProcesses(left)}`,
+  );
+}
+
 export function describeProcesses(processes: readonly ProcessInfo[]): string {
   return processes.map((p) => `\n  pid ${p.pid} (group ${p.pgid}): ${p.cmdline}`).join("");
 }
