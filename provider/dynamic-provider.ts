@@ -8,12 +8,18 @@
  * This subpath is a state contract: it must keep its name and its exports forever.
  */
 import type * as Runtime from "./runtime";
+import { installEngineWatch } from "./engine-watch";
 
 type Props = Record<string, unknown>;
 
-// A plain `require` here (not an import) keeps the runtime out of the program's process.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const runtime = (): typeof Runtime => require("./runtime") as typeof Runtime;
+// A plain `require` here (not an import) keeps the runtime out of the program's process. Only
+// the provider process calls it, so that is where the engine watch starts: the provider exits
+// when the engine that started it is gone, instead of running on as an orphan.
+const runtime = (): typeof Runtime => {
+  installEngineWatch();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require("./runtime") as typeof Runtime;
+};
 
 export function configure(request: { config: { get(key: string): string | undefined } }) {
   return runtime().configure(request.config);

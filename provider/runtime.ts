@@ -12,6 +12,7 @@ import { retryingApi } from "./api/retrying-api";
 import { tracedApi } from "./api/traced-api";
 import { parseConnectionConfig } from "./config";
 import type { OperationContext } from "./context";
+import { engineSignal } from "./engine-watch";
 import { operationContext } from "./operation-context";
 import { checkVm } from "./operations/check";
 import { createVm } from "./operations/create";
@@ -56,7 +57,11 @@ export function buildContext(config: ConfigReader): OperationContext {
     insecure: config.get("proxmox:insecure"),
   });
   const debug = process.env["PULUMI_PROXMOX_DEBUG"] === "1";
-  const http = new HttpProxmoxApi({ connection, logger: { warn: (m: string) => console.warn(m) } });
+  const http = new HttpProxmoxApi({
+    connection,
+    logger: { warn: (m: string) => console.warn(m) },
+    signal: engineSignal(),
+  });
   const traced = tracedApi(http, { debug: (m) => (debug ? console.error(m) : undefined) });
   const coalescer = sharedListingCoalescer(connection.origin);
   const progress = (message: string) => console.log(`pulumi-proxmox: ${message}`);

@@ -58,6 +58,21 @@ _pp_stamp() {
     "$_pp_root"/tools/pulumi/cmd/pulumi-language-nodejs/*.go | sha256sum | cut -d' ' -f1
 }
 
+# Runs one build step in tools/pulumi with its output appended to a log; prints what it built and
+# how long it took, or the log's tail when it failed.
+_pp_step() {
+  local what="$1" log="$2" start=$SECONDS
+  shift 2
+  _pp_log "  $what: building..."
+  if (cd "$_pp_root/tools/pulumi" && GOBIN="$_pp_tools/bin" "$@") >>"$log" 2>&1; then
+    _pp_log "  $what: done in $((SECONDS - start)) s"
+    return 0
+  fi
+  _pp_log "  $what: failed after $((SECONDS - start)) s; last lines of $log:"
+  tail -n 20 "$log" >&2
+  return 1
+}
+
 _pp_ensure_pulumi() {
   export PATH="$_pp_tools/bin:$PATH"
   _pp_write_launcher
@@ -71,11 +86,16 @@ _pp_ensure_pulumi() {
     return 0
   fi
   command -v go >/dev/null 2>&1 || { _pp_log "Go is needed to build the Pulumi CLI"; return 1; }
-  _pp_log "building the Pulumi CLI $PULUMI_VERSION and the Node.js language host from Go modules (first run: several minutes)"
+  # Go's module downloads (hundreds of lines on a first run) go to a log; the terminal gets one
+  # line per step with its duration, and the log's tail if a step fails.
+  local log="$_pp_tools/go-build.log"
+  : >"$log"
+  _pp_log "building the Pulumi CLI $PULUMI_VERSION and the Node.js language host from Go modules (first run: several minutes; log: $log)"
   local ldflags="-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$PULUMI_VERSION"
-  (cd "$_pp_root/tools/pulumi" &&
-    GOBIN="$_pp_tools/bin" go install -ldflags "$ldflags" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi &&
-    GOBIN="$_pp_tools/bin" go install -ldflags "-X main.version=$PULUMI_VERSION" ./cmd/pulumi-language-nodejs) || return 1
+  _pp_step "Pulumi CLI $PULUMI_VERSION" "$log" \
+    go install -ldflags "$ldflags" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi || return 1
+  _pp_step "Node.js language host" "$log" \
+    go install -ldflags "-X main.version=$PULUMI_VERSION" ./cmd/pulumi-language-nodejs || return 1
   _pp_stamp >"$stamp_file"
   hash -r
 }

@@ -1,7 +1,7 @@
-import { spawn } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
+import { engineEnv, pulumi, upAgain, type EngineEnv } from "../e2e/support/engine";
+import { startPulumi, until, untilNoneLeft } from "../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 
 const oneVm = `
@@ -9,40 +9,6 @@ const { ProxmoxVm } = require("pulumi-proxmox");
 const vm = new ProxmoxVm("solo", { node: "pve1", template: 9000, cores: 1, memory: 512 });
 exports.vmid = vm.vmid;
 `;
-
-/** Starts `pulumi up` in its own process group, so the whole engine can be killed at once. */
-function startUp(dir: string, env: NodeJS.ProcessEnv) {
-  const child = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {
-    cwd: dir,
-    env,
-    detached: true,
-    stdio: "ignore",
-  });
-  return {
-    kill: () => {
-      if (child.pid) process.kill(-child.pid, "SIGKILL");
-    },
-    exited: new Promise<void>((resolve) => child.once("exit", () => resolve())),
-  };
-}
-
-async function until(what: string, condition: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** `up` after a kill: clears the engine's lock on the stack if the killed run left one. */
-async function upAgain(dir: string, env: NodeJS.ProcessEnv) {
-  let result = await pulumi(["up", "--yes", "--skip-preview"], dir, env);
-  if (result.code !== 0 && /locked/.test(result.stderr + result.stdout)) {
-    await pulumi(["cancel", "--yes"], dir, env);
-    result = await pulumi(["up", "--yes", "--skip-preview"], dir, env);
-  }
-  return result;
-}
 
 describe("ProxmoxVm under failure, through the real engine", () => {
   let sim: Simulator;
@@ -63,12 +29,13 @@ describe("ProxmoxVm under failure, through the real engine", () => {
     async (_when, task) => {
       sim = await startSimulator({ taskDurationsMs: { [task]: 4_000 }, listingLagMs: 300 });
       const dir = await proxmoxStack("killed", oneVm, sim, engine);
-      const run = startUp(dir, engine.env);
+      const run = startPulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
       await until(`a running ${task} task`, () =>
         [...sim.model.tasks.values()].some((t) => t.type === task && t.status === "running"),
       );
       run.kill();
       await run.exited;
+      await untilNoneLeft(engine.marker);
 
       const again = await upAgain(dir, engine.env);
       expect(again.code, again.stdout + again.stderr).toBe(0);
@@ -81,6 +48,7 @@ describe("ProxmoxVm under failure, through the real engine", () => {
       expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
       expect(guestVms(sim)).toEqual([]);
       expect(seedIsos(sim)).toEqual([]);
+      await untilNoneLeft(engine.marker);
     },
   );
 

@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { workspaceDir } from "./paths";
+import { describeProcesses, killProcesses, leftoverProcesses, type ProcessInfo } from "./processes";
 
 /** Loads a module the way a user's program would: from the consumer workspace, by name. */
 export const requireFromWorkspace = createRequire(path.join(workspaceDir, "package.json"));
@@ -12,6 +13,9 @@ export interface EngineEnv {
   /** A fresh local file backend and Pulumi home for one test file. */
   readonly env: NodeJS.ProcessEnv;
   readonly backendDir: string;
+  /** In the environment of every process this env's runs start (see {@link leftoverProcesses}). */
+  readonly marker: string;
+  /** Kills (and reports) any process its runs left behind, then removes backend and home. */
   cleanup(): void;
 }
 
@@ -19,19 +23,35 @@ export function engineEnv(extra: NodeJS.ProcessEnv = {}): EngineEnv {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "pp-engine-"));
   const backendDir = path.join(base, "backend");
   fs.mkdirSync(backendDir);
+  const home = path.join(base, "home");
   return {
     backendDir,
+    marker: home,
     env: {
       ...process.env,
       PULUMI_BACKEND_URL: `file://${backendDir}`,
       PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",
-      PULUMI_HOME: path.join(base, "home"),
+      PULUMI_HOME: home,
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      // What global-setup's teardown finds this test run's engine processes by.
+      [SUITE_MARKER_VARIABLE]: workspaceDir,
       ...extra,
     },
-    cleanup: () => fs.rmSync(base, { recursive: true, force: true }),
+    cleanup: () => {
+      reportKilled(`left by the engine runs under ${home}`, killProcesses(leftoverProcesses(home)));
+      fs.rmSync(base, { recursive: true, force: true });
+    },
   };
+}
+
+/** Set in every engine env, to the run's workspace: no other process has it. */
+export const SUITE_MARKER_VARIABLE = "PULUMI_PROXMOX_E2E_ENGINE";
+
+/** A process a run left behind is a defect even when its test passed: say so loudly. */
+export function reportKilled(what: string, killed: readonly ProcessInfo[]): void {
+  if (killed.length === 0) return;
+  console.warn(`e2e: killed ${killed.length} process(es) ${what}:${describeProcesses(killed)}`);
 }
 
 export interface CliResult {
@@ -53,6 +73,16 @@ export function pulumi(args: string[], cwd: string, env: NodeJS.ProcessEnv): Pro
       },
     );
   });
+}
+
+/** `up` after a kill: clears the engine's lock on the stack if the killed run left one. */
+export async function upAgain(dir: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
+  let result = await pulumi(["up", "--yes", "--skip-preview"], dir, env);
+  if (result.code !== 0 && /locked/.test(result.stderr + result.stdout)) {
+    await pulumi(["cancel", "--yes"], dir, env);
+    result = await pulumi(["up", "--yes", "--skip-preview"], dir, env);
+  }
+  return result;
 }
 
 /** Writes a JavaScript Pulumi program into a fresh folder of the consumer workspace. */

@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { reportKilled, SUITE_MARKER_VARIABLE } from "./engine";
 import { e2eRoot, repoRoot } from "./paths";
+import { findProcesses, killProcesses } from "./processes";
 
 /**
  * Builds and packs the package once, then installs the tarball into a consumer workspace, so
@@ -51,7 +53,23 @@ export default function setup(): () => void {
     ["install", "--no-audit", "--no-fund", "--prefer-offline", "--install-links", "--silent"],
     workspaceDir,
   );
-  return () => fs.rmSync(runDir, { recursive: true, force: true });
+  return () => {
+    killLeftovers(workspaceDir);
+    fs.rmSync(runDir, { recursive: true, force: true });
+  };
+}
+
+/**
+ * Kills the process groups of everything this run's engine tests started and is still alive:
+ * processes with the run's engine marker in their environment or a cwd in its workspace.
+ * The vitest workers share neither, so they are never matched.
+ */
+function killLeftovers(workspaceDir: string): void {
+  const marker = `${SUITE_MARKER_VARIABLE}=${workspaceDir}`;
+  const left = findProcesses(
+    (p) => p.environ.includes(marker) || p.cwd.startsWith(`${workspaceDir}${path.sep}`),
+  );
+  reportKilled(`left behind by the e2e run in ${workspaceDir}`, killProcesses(left));
 }
 
 /** Workspaces of earlier runs whose process is gone (a run removes its own at the end). */

@@ -21,6 +21,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -38,6 +41,35 @@ const bailExitCode = 32
 type host struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	engineAddress string
+	programs      *programGroups
+}
+
+// programGroups are the process groups of the node programs this host is running. Each program
+// gets its own group so that everything it starts can be killed with it: a program left behind
+// by a dead engine would keep its CPU, memory and API connections for nothing.
+type programGroups struct {
+	mu   sync.Mutex
+	pids map[int]struct{}
+}
+
+func (g *programGroups) add(pid int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pids[pid] = struct{}{}
+}
+
+func (g *programGroups) remove(pid int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.pids, pid)
+}
+
+func (g *programGroups) killAll() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for pid := range g.pids {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
 }
 
 func (h *host) Handshake(
@@ -105,7 +137,16 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	cmd.Dir = programDir
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A cancelled Run (the engine hung up) kills the program's whole group, not just node.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	if err := cmd.Start(); err != nil {
+		return &pulumirpc.RunResponse{Error: fmt.Sprintf("could not start node: %v", err)}, nil
+	}
+	h.programs.add(cmd.Process.Pid)
+	err = cmd.Wait()
+	h.programs.remove(cmd.Process.Pid)
+	if err != nil {
 		var exitErr *exec.ExitError
 		if errors.As(err, &exitErr) {
 			if exitErr.ExitCode() == bailExitCode {
@@ -178,9 +219,13 @@ func main() {
 			engineAddress = a
 		}
 	}
+	programs := &programGroups{pids: map[int]struct{}{}}
+	// The engine starts this host in a process group of its own, so a killed engine does not take
+	// it along: without this the host and its program would run on after every crashed `up`.
+	go exitWhenEngineIsGone(engineAddress, programs)
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Init: func(s *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(s, &host{engineAddress: engineAddress})
+			pulumirpc.RegisterLanguageRuntimeServer(s, &host{engineAddress: engineAddress, programs: programs})
 			return nil
 		},
 		Options: rpcutil.OpenTracingServerInterceptorOptions(nil),
@@ -193,6 +238,37 @@ func main() {
 	fmt.Printf("%d\n", handle.Port)
 	if err := <-handle.Done; err != nil {
 		fmt.Fprintf(os.Stderr, "fatal: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// engineWatchInterval is how often the host checks that the engine is still there.
+const engineWatchInterval = time.Second
+
+// exitWhenEngineIsGone kills the running programs' groups and exits once the engine has gone:
+// either this process was re-parented (the engine was its parent and died), or the engine's
+// gRPC health check fails.
+func exitWhenEngineIsGone(engineAddress string, programs *programGroups) {
+	gone := make(chan struct{})
+	var once sync.Once
+	signalGone := func() { once.Do(func() { close(gone) }) }
+	if engineAddress != "" {
+		if err := rpcutil.Healthcheck(context.Background(), engineAddress, engineWatchInterval, signalGone); err != nil {
+			fmt.Fprintf(os.Stderr, "warning: cannot watch the engine at %s: %v\n", engineAddress, err)
+		}
+	}
+	parent := os.Getppid()
+	ticker := time.NewTicker(engineWatchInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-gone:
+		case <-ticker.C:
+			if os.Getppid() == parent {
+				continue
+			}
+		}
+		programs.killAll()
 		os.Exit(1)
 	}
 }
