@@ -59,6 +59,32 @@ describe("power-state (HA-managed VMs)", () => {
     expect(types).toEqual(expect.arrayContaining(["hastop", "qmstop", "qmdestroy"]));
   });
 
+  it("times out naming the HA resource when HA never stops the VM, and the next delete finishes", async () => {
+    const state = await createVm(ctx, resolve({ timeouts: { taskMs: 3_000 } }));
+    sim.faults.putUnderHa(state.vmid);
+    // Every CRM round that tries to stop the VM fails, as on a node whose LRM cannot stop it.
+    sim.faults.failTasks(
+      { type: "qmstop", id: String(state.vmid), count: 10 },
+      "simulated LRM failure",
+    );
+
+    const failed = await deleteVm(ctx, state).catch((e: unknown) => e);
+
+    expect(failed).toMatchObject({
+      code: "TIMEOUT",
+      message: expect.stringContaining(`HA resource vm:${state.vmid}`),
+    });
+    expect(sim.model.vms.get(state.vmid)?.status).toBe("running");
+    expect(sim.model.volumes("pve1", "local")).toHaveLength(1);
+
+    sim.faults.clear();
+    sim.faults.stopVm(state.vmid);
+    await deleteVm(ctx, state);
+    expect(sim.model.vms.has(state.vmid)).toBe(false);
+    expect(sim.model.volumes("pve1", "local")).toEqual([]);
+    expect(sim.model.haResources()).toEqual([]);
+  });
+
   it("starts a stopped VM under HA and returns only once it runs", async () => {
     const state = await createVm(ctx, resolve({ started: false }));
     sim.faults.putUnderHa(state.vmid, "stopped");
