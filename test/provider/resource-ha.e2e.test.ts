@@ -41,7 +41,7 @@ describe("ProxmoxVm under HA, through the real engine", () => {
   });
 
   it("destroys a VM an admin put under HA: exit 0, and no VM, seed or HA resource is left", async () => {
-    sim = await startSimulator({ haCrmDelayMs: 1_500 });
+    sim = await startSimulator({ haCrmDelayMs: 3_000 });
     const dir = await proxmoxStack("ha", oneVm, sim, engine);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
     expect(up.code, up.stdout + up.stderr).toBe(0);

@@ -8,7 +8,7 @@ import { updateVm } from "../../../provider/operations/update";
 import { buildContext } from "../../../provider/runtime";
 import { startSimulator, type Simulator } from "../../../simulator";
 
-/** HA-managed VMs over HTTP: the CRM acts a second after the hastart/hastop task has ended. */
+/** HA-managed VMs over HTTP: the CRM acts two seconds after the hastart/hastop task has ended. */
 
 const resolve = (extra: Record<string, unknown> = {}) =>
   checkVm(
@@ -26,7 +26,7 @@ let ctx: OperationContext;
 let progress: string[];
 
 beforeEach(async () => {
-  sim = await startSimulator({ haCrmDelayMs: 1_000 });
+  sim = await startSimulator({ haCrmDelayMs: 2_000 });
   const config: Record<string, string> = {
     "proxmox:endpoint": sim.url,
     "proxmox:apiToken": sim.apiToken,

@@ -88,13 +88,15 @@ describe("routes/ha", () => {
     await ops.close();
   });
 
-  it("answers start and stop of an HA-managed VM with hastart/hastop tasks that end before the VM changes", async () => {
+  it("answers start and stop of an HA-managed VM with hastart/hastop tasks, and the CRM does the work in tasks of its own", async () => {
     sim.faults.putUnderHa(100, "stopped");
     const start = await powerTask("start");
     expect(start).toContain(":hastart:100:");
     expect((await api.waitTask("pve1", start))["exitstatus"]).toBe("OK");
-    expect(await vmStatus()).toBe("stopped");
     await until("running");
+    const crmTasks = (type: string) =>
+      [...sim.model.tasks.values()].filter((t) => t.type === type && t.id === "100");
+    expect(crmTasks("qmstart")).toEqual([expect.objectContaining({ user: "root@pam" })]);
     const rows = data(await api.get("/cluster/resources?type=vm")) as Record<string, unknown>[];
     expect(rows.find((row) => row["vmid"] === 100)).toMatchObject({ hastate: "started" });
     expect(data(await api.get("/nodes/pve1/qemu/100/status/current"))).toMatchObject({
@@ -104,8 +106,8 @@ describe("routes/ha", () => {
     const stop = await powerTask("stop");
     expect(stop).toContain(":hastop:100:");
     expect((await api.waitTask("pve1", stop))["exitstatus"]).toBe("OK");
-    expect(await vmStatus()).toBe("running");
     await until("stopped");
+    expect(crmTasks("qmstop")).toEqual([expect.objectContaining({ user: "root@pam" })]);
     expect(sim.model.haResources()).toEqual([
       expect.objectContaining({ sid: "vm:100", state: "stopped" }),
     ]);
