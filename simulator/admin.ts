@@ -97,6 +97,9 @@ export function createAdminHandler(target: AdminTarget) {
         case "POST /_sim/vms/{vmid}/migrate":
           f.migrateVm(vmid, String(body["target"]));
           return send(res, 200, { ok: true });
+        case "POST /_sim/vms/{vmid}/ha":
+          f.putUnderHa(vmid, body["state"] === "stopped" ? "stopped" : "started");
+          return send(res, 200, { ok: true });
         case "DELETE /_sim/vms/{vmid}":
           f.deleteVm(vmid);
           return send(res, 200, { ok: true });

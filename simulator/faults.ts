@@ -1,6 +1,6 @@
 import type { SimContext } from "./context.js";
 import { unset } from "./model/vm-config.js";
-import { markStopped } from "./routes/qemu-power.js";
+import { markStopped, scheduleCrm } from "./routes/qemu-power.js";
 
 /** Which requests a fault applies to: a method (any when absent) and a path regex below /api2/json. */
 export interface RequestMatch {
@@ -116,6 +116,18 @@ export class Faults {
     }
     vm.node = target;
     this.sim.changed();
+  }
+
+  /**
+   * Puts the VM under HA (`ha-manager add vm:N --state <state>`), as an admin would by hand;
+   * the CRM then brings the VM to that state after `haCrmDelayMs`.
+   */
+  putUnderHa(vmid: number, state: "started" | "stopped" = "started"): void {
+    this.vm(vmid);
+    if (this.sim.cluster.ha.configured(vmid) !== undefined) return;
+    this.sim.cluster.ha.add({ sid: `vm:${vmid}`, vmid, state });
+    this.sim.changed();
+    scheduleCrm(this.sim, vmid);
   }
 
   /** Removes the VM and its disks at once. */

@@ -11,6 +11,7 @@ import { IpPools } from "./guest/ip-pools.js";
 import { Cluster } from "./model/cluster.js";
 import { ALL_PRIVILEGES } from "./model/defaults.js";
 import { FlockTable } from "./model/flock.js";
+import type { HaResource } from "./model/ha.js";
 import { loadState, saveState } from "./model/persistence.js";
 import { TaskRunner } from "./model/tasks.js";
 import type { Acl, StorageSeed, TaskRecord, VmRecord, Volume } from "./model/types.js";
@@ -23,6 +24,7 @@ export type { SimulatorOptions, TaskType } from "./options.js";
 export type { RequestLogEntry } from "./server.js";
 export type { RequestMatch } from "./faults.js";
 export { Faults } from "./faults.js";
+export type { HaResource } from "./model/ha.js";
 export type {
   Acl,
   GuestState,
@@ -43,6 +45,8 @@ export interface SimulatorModel {
   volumes(node: string, storage: string): readonly Readonly<Volume>[];
   readonly storages: readonly StorageSeed[];
   readonly tasks: ReadonlyMap<string, Readonly<TaskRecord>>;
+  /** HA resources (`/etc/pve/ha/resources.cfg`) with the CRM's state, by VMID. */
+  haResources(): readonly Readonly<HaResource>[];
   /** Whether someone holds the VM's flock (`/var/lock/qemu-server/lock-<vmid>.conf`). */
   isFileLocked(vmid: number): boolean;
 }
@@ -148,6 +152,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       volumes: (node, storage) => cluster.volumesIn(node, storage),
       storages: cluster.storages,
       tasks: tasks.tasks,
+      haResources: () => cluster.ha.list(),
       isFileLocked: (vmid) => sim.flocks.isHeld(vmid),
     },
     addToken: (tokenId, acls) => tokens.add({ tokenId, secret: TokenStore.newSecret(), acls }),

@@ -47,6 +47,8 @@ export interface SimulatorOptions {
   readonly listingLagMs?: number;
   /** Delay from the end of a start task to the guest agent answering. Default 100 ms. */
   readonly guestBootMs?: number;
+  /** How long the HA CRM takes to act on a requested state (real PVE: ~10 s). Default 200 ms. */
+  readonly haCrmDelayMs?: number;
   /** PVE delays every 401 by ~3 s; default here 100 ms so tests stay fast; the CLI uses 3000. */
   readonly authFailureDelayMs?: number;
   /** Add `message` to error bodies like pve-http-server >= 5.2.0 (default true). */
@@ -70,6 +72,7 @@ export interface ResolvedOptions {
   readonly defaultTaskMs: number;
   listingLagMs: number;
   readonly guestBootMs: number;
+  readonly haCrmDelayMs: number;
   readonly authFailureDelayMs: number;
   readonly errorMessageInBody: boolean;
   readonly maxRetainedFileBytes: number;
@@ -97,6 +100,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     defaultTaskMs: options.defaultTaskMs ?? 50,
     listingLagMs: options.listingLagMs ?? 0,
     guestBootMs: options.guestBootMs ?? 100,
+    haCrmDelayMs: options.haCrmDelayMs ?? 200,
     authFailureDelayMs: options.authFailureDelayMs ?? 100,
     errorMessageInBody: options.errorMessageInBody ?? true,
     maxRetainedFileBytes: options.maxRetainedFileBytes ?? 16 * 1024 * 1024,

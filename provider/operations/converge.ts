@@ -18,6 +18,7 @@ import {
   parseNet0,
   parseTags,
 } from "../state/vm-facts";
+import { isHaRequest, waitForPowerState } from "./power-state";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
 import { buildVmSeed, deleteSeedsEverywhere, ensureSeedUploaded } from "./seed-step";
 
@@ -83,14 +84,14 @@ export async function converge(
   const needsReboot =
     running && (seedChanged || "cores" in set || "memory" in set) && previousSeed !== undefined;
   if (desired.started && !running) {
-    await powerTask(ctx, vm, "starting", () => ctx.api.startVm(vm.node, vm.vmid), budget).catch(
-      (error: unknown) => {
-        // Someone started it between our status read and our start (e.g. the provider process
-        // of an interrupted run, still finishing): the goal is reached.
-        if (!(isProxmoxError(error) && error.context.taskErrorCode === "ALREADY_RUNNING"))
-          throw error;
-      },
-    );
+    await powerTask(ctx, vm, "starting", () => ctx.api.startVm(vm.node, vm.vmid), budget, {
+      haWaitFor: "running",
+    }).catch((error: unknown) => {
+      // Someone started it between our status read and our start (e.g. the provider process
+      // of an interrupted run, still finishing): the goal is reached.
+      if (!(isProxmoxError(error) && error.context.taskErrorCode === "ALREADY_RUNNING"))
+        throw error;
+    });
   } else if (!desired.started && running) {
     await powerTask(
       ctx,
@@ -98,6 +99,7 @@ export async function converge(
       "shutting down",
       () => ctx.api.shutdownVm(vm.node, vm.vmid, 60),
       budget,
+      { haWaitFor: "stopped" },
     );
   } else if (needsReboot && desired.rebootPolicy === "allow") {
     await powerTask(
@@ -222,11 +224,15 @@ async function powerTask(
   step: string,
   dispatch: () => Promise<string>,
   budgetMs: number,
+  /** The state to wait for when PVE answers with an HA request instead of doing the work. */
+  options: { readonly haWaitFor?: "running" | "stopped" } = {},
 ): Promise<void> {
   const label = `VM ${vm.vmid} on ${vm.node}: ${step}`;
   ctx.progress(label);
   const upid = await dispatch();
   await ctx.waitForTask(vm.node, upid, { budgetMs, step: label });
+  if (options.haWaitFor !== undefined && isHaRequest(upid))
+    await waitForPowerState(ctx, vm, options.haWaitFor, budgetMs);
 }
 
 /** Polls the guest agent until it reports a non-loopback address, within the agent budget. */

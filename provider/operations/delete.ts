@@ -1,13 +1,15 @@
 /**
  * delete, in the seed report's order (CR1/P1/CR2): ownership check → stop → seed on every node
  * → destroy. The VM goes last, so a failed seed delete leaves it (stopped) in place and the next
- * delete finishes both; nothing is left that only a human would find.
+ * delete finishes both; nothing is left that only a human would find. A VM under HA is stopped
+ * through HA and destroyed with `purge`, which also removes its HA resource (docs/design.md).
  */
 import type { OperationContext } from "../context";
 import { PermanentError, hasCode } from "../errors";
 import { readMark } from "../identity";
 import { guestRunning } from "../state/vm-facts";
 import type { VmState } from "../state/vm-state";
+import { isHaRequest, waitForPowerState } from "./power-state";
 import { deleteSeedsEverywhere } from "./seed-step";
 
 export async function deleteVm(ctx: OperationContext, state: VmState): Promise<void> {
@@ -43,6 +45,8 @@ export async function deleteVm(ctx: OperationContext, state: VmState): Promise<v
         ctx.progress(`${label}: stopping`);
         const upid = await ctx.api.stopVm(vm.node, vm.vmid);
         await ctx.waitForTask(vm.node, upid, { budgetMs: budget, step: `${label}: stopping` });
+        // Under HA the stop task only asked ha-manager; destroy refuses a VM still running.
+        if (isHaRequest(upid)) await waitForPowerState(ctx, vm, "stopped", budget);
       }
 
       await deleteSeedsEverywhere(ctx, owner, budget);

@@ -1,3 +1,4 @@
+import { HaTable } from "./ha.js";
 import { ListingHistory } from "./listing.js";
 import { cpuCount, maxDisk, memoryBytes } from "./vm-config.js";
 import type { NodeSeed, StorageSeed, VmConfig, VmRecord, Volume } from "./types.js";
@@ -21,6 +22,8 @@ export class Cluster {
   /** Keyed by `<node or *>|<volid>`: shared storages hold one copy for all nodes. */
   readonly volumes = new Map<string, Volume>();
   readonly listing = new ListingHistory();
+  /** HA resources and the CRM's view of them (pve-ha-manager). */
+  readonly ha = new HaTable();
 
   constructor(nodes: readonly NodeSeed[], storages: readonly StorageSeed[]) {
     for (const node of nodes) {

@@ -1,4 +1,5 @@
 import { agentEnabled, cpuCount, maxDisk, memoryBytes } from "./vm-config.js";
+import type { HaResource } from "./ha.js";
 import type { VmRecord } from "./types.js";
 
 /** PVE::QemuServer::vmstatus for one VM: the row of `/nodes/{node}/qemu` (live, no lag). */
@@ -31,10 +32,18 @@ export function vmListRow(vm: VmRecord, now: number): Record<string, unknown> {
 }
 
 /** GET …/status/current: the list row plus QMP-derived fields. */
-export function vmCurrentStatus(vm: VmRecord, now: number): Record<string, unknown> {
+export function vmCurrentStatus(
+  vm: VmRecord,
+  now: number,
+  ha?: HaResource,
+): Record<string, unknown> {
   const row = vmListRow(vm, now);
   row["qmpstatus"] = vm.status === "running" ? vm.qmpstatus : "stopped";
-  row["ha"] = { managed: 0 };
+  // PVE::HA::Config::get_service_status: managed unless absent or `ignored`.
+  row["ha"] =
+    ha === undefined || ha.state === "ignored"
+      ? { managed: 0 }
+      : { managed: 1, ...(ha.group === undefined ? {} : { group: ha.group }), state: ha.crmState };
   // `agent` means "configured", not "answering".
   if (agentEnabled(vm.config)) row["agent"] = 1;
   if (vm.config["vga"] !== undefined) row["clipboard"] = null;

@@ -47,6 +47,9 @@ function vmRows(sim: SimContext, tokenId: string, now: number): Record<string, u
     if (lock !== undefined) row["lock"] = lock;
     const tags = vm.config["tags"];
     if (tags !== undefined) row["tags"] = tags;
+    // pve-manager Cluster.pm resources: the CRM's service state, else the requested one.
+    const ha = sim.cluster.ha.configured(vm.vmid);
+    if (ha !== undefined) row["hastate"] = ha.crmState ?? ha.state;
     rows.push(row);
   }
   return rows.sort((a, b) => Number(a["vmid"]) - Number(b["vmid"]));

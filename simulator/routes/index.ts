@@ -3,6 +3,7 @@ import { Router } from "../http/router.js";
 import { accessRoutes } from "./access.js";
 import { agentRoutes } from "./agent.js";
 import { clusterRoutes } from "./cluster.js";
+import { haRoutes } from "./ha.js";
 import { qemuCloneRoutes } from "./qemu-clone.js";
 import { qemuConfigRoutes } from "./qemu-config.js";
 import { qemuDiskRoutes } from "./qemu-disk.js";
@@ -16,6 +17,7 @@ export function buildRouter(): Router<SimContext> {
   const router = new Router<SimContext>();
   router.add(
     ...clusterRoutes,
+    ...haRoutes,
     ...accessRoutes,
     ...qemuReadRoutes,
     ...qemuConfigRoutes,

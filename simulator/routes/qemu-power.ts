@@ -69,7 +69,7 @@ export async function startWorker(
   }
 }
 
-async function stopWorker(
+export async function stopWorker(
   sim: SimContext,
   node: string,
   vmid: number,
@@ -86,6 +86,62 @@ async function stopWorker(
   } finally {
     release();
   }
+}
+
+/**
+ * What `ha-manager set vm:N --state …` (start) and `ha-manager crm-command stop vm:N 0` (stop,
+ * shutdown) do: record the requested state, then let the CRM act on it after its delay. The
+ * CRM starts or stops the VM in a task of its own (user root@pam, like the LRM's workers).
+ */
+export function requestHaState(sim: SimContext, vmid: number, state: "started" | "stopped"): void {
+  const resource = sim.cluster.ha.configured(vmid);
+  if (resource === undefined) return;
+  resource.state = state;
+  if (state === "stopped" && resource.crmState === "started") resource.crmState = "request_stop";
+  sim.changed();
+  scheduleCrm(sim, vmid);
+}
+
+/** One CRM round for the VM after `haCrmDelayMs`: brings the VM to its requested state. */
+export function scheduleCrm(sim: SimContext, vmid: number): void {
+  void sim.tasks.sleep(sim.options.haCrmDelayMs).then(() => {
+    const resource = sim.cluster.ha.managed(vmid);
+    const vm = sim.cluster.vms.get(vmid);
+    if (resource === undefined || vm === undefined) return;
+    const wanted =
+      resource.state === "stopped" || resource.state === "disabled" ? "stopped" : "started";
+    if (wanted === "started" && vm.status !== "running") {
+      resource.crmState = "started";
+      sim.tasks.start(vm.node, "qmstart", String(vmid), "root@pam", (ctx) =>
+        startWorker(sim, vm.node, vmid, ctx),
+      );
+    } else if (wanted === "stopped" && vm.status === "running") {
+      resource.crmState = "request_stop";
+      sim.tasks.start(vm.node, "qmstop", String(vmid), "root@pam", async (ctx) => {
+        await stopWorker(sim, vm.node, vmid, ctx);
+        resource.crmState = "stopped";
+      });
+    } else {
+      resource.crmState = wanted;
+    }
+    sim.changed();
+  });
+}
+
+/** The API's fork of an `hastart`/`hastop` task: it only asks the CRM and ends at once. */
+function haTask(
+  sim: SimContext,
+  node: string,
+  vmid: number,
+  tokenId: string,
+  state: "started" | "stopped",
+): string {
+  const type = state === "started" ? "hastart" : "hastop";
+  return sim.tasks.start(node, type, String(vmid), tokenId, (ctx) => {
+    ctx.log(`Requesting HA ${state === "started" ? "start" : "stop"} for VM ${vmid}`);
+    requestHaState(sim, vmid, state);
+    return Promise.resolve();
+  }).upid;
 }
 
 function ids(params: Params): { node: string; vmid: number } {
@@ -110,6 +166,9 @@ export const qemuPowerRoutes: Route<SimContext>[] = [
     permission: powerPerm,
     handler: ({ sim, tokenId, params }) => {
       const { node, vmid } = ids(params);
+      // qemu-server vm_start: an HA-managed VM is started by the CRM, unless migrating in.
+      if (sim.cluster.ha.managed(vmid) && params["stateuri"] === undefined)
+        return haTask(sim, node, vmid, tokenId, "started");
       return sim.tasks.start(node, "qmstart", String(vmid), tokenId, (ctx) =>
         startWorker(sim, node, vmid, ctx),
       ).upid;
@@ -125,10 +184,13 @@ export const qemuPowerRoutes: Route<SimContext>[] = [
       skiplock: rootBool,
       keepActive: rootBool,
       "overrule-shutdown": bool,
+      migratedfrom: { type: "string", optional: true, rootOnly: true },
     },
     permission: powerPerm,
     handler: ({ sim, tokenId, params }) => {
       const { node, vmid } = ids(params);
+      if (sim.cluster.ha.managed(vmid) && params["migratedfrom"] === undefined)
+        return haTask(sim, node, vmid, tokenId, "stopped");
       return sim.tasks.start(node, "qmstop", String(vmid), tokenId, (ctx) =>
         stopWorker(sim, node, vmid, ctx),
       ).upid;
@@ -151,6 +213,7 @@ export const qemuPowerRoutes: Route<SimContext>[] = [
       const vm = sim.cluster.vmOn(node, vmid);
       if (vm?.qmpstatus === "paused" && params["forceStop"] !== 1)
         throw dieError("VM is paused - cannot shutdown");
+      if (sim.cluster.ha.managed(vmid)) return haTask(sim, node, vmid, tokenId, "stopped");
       return sim.tasks.start(node, "qmshutdown", String(vmid), tokenId, (ctx) =>
         stopWorker(sim, node, vmid, ctx),
       ).upid;
@@ -193,6 +256,11 @@ export const qemuPowerRoutes: Route<SimContext>[] = [
       if (vm === undefined) throw configMissing(node, vmid);
       if (vm.config["protection"] === 1)
         throw dieError(`can't remove VM ${vmid} - protection mode enabled`);
+      const purge = params["purge"] === 1;
+      if (sim.cluster.ha.configured(vmid) !== undefined && !purge)
+        throw dieError(
+          `unable to remove VM ${vmid} - used in HA resources and purge parameter not set.`,
+        );
       if (vm.status === "running") throw dieError(`VM ${vmid} is running - destroy failed`);
       // The config lock is checked only inside the worker: a locked VM still gets a UPID.
       return sim.tasks.start(node, "qmdestroy", String(vmid), tokenId, async (ctx) => {
@@ -214,6 +282,10 @@ export const qemuPowerRoutes: Route<SimContext>[] = [
           current.pending = {};
           sim.changed();
           await ctx.wait(0.5);
+          if (purge && sim.cluster.ha.remove(vmid)) {
+            ctx.log(`purging VM ${vmid} from related configurations..`);
+            ctx.log(`NOTE: removed VM ${vmid} from HA resource configuration.`);
+          }
           sim.cluster.removeVm(vmid);
           sim.changed();
         } finally {

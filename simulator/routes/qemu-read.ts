@@ -78,7 +78,7 @@ export const qemuReadRoutes: Route<SimContext>[] = [
       const vmid = Number(params["vmid"]);
       const vm = sim.cluster.vmOn(node, vmid);
       if (vm === undefined) throw configMissing(node, vmid);
-      return vmCurrentStatus(vm, Date.now());
+      return vmCurrentStatus(vm, Date.now(), sim.cluster.ha.configured(vm.vmid));
     },
   },
 ];

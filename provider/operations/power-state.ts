@@ -1,0 +1,59 @@
+/**
+ * For a VM under HA, PVE answers start, stop and shutdown with an `hastart`/`hastop` task that
+ * only asks ha-manager for the new state and ends at once; the cluster resource manager acts
+ * on it in its next round (about 10 s later). Whoever needs the VM really started or stopped
+ * polls its status after such a task.
+ */
+import type { Upid } from "../api/proxmox-api";
+import type { OperationContext } from "../context";
+import { TransientError } from "../errors";
+
+/** The poll starts at 500 ms and grows ×1.5 to 5 s: the CRM acts in rounds of about 10 s. */
+const POLL_FIRST_MS = 500;
+const POLL_MAX_MS = 5_000;
+const PROGRESS_EVERY_MS = 10_000;
+
+/** Whether the UPID (`UPID:node:pid:pstart:starttime:type:id:user:`) is an HA request. */
+export function isHaRequest(upid: Upid): boolean {
+  const type = upid.split(":")[5];
+  return type === "hastart" || type === "hastop";
+}
+
+/**
+ * Polls the VM's status until it is `want`, within `budgetMs`, with a progress line every
+ * 10 s naming the seconds waited. Past the budget: a TIMEOUT naming the HA resource to check.
+ */
+export async function waitForPowerState(
+  ctx: OperationContext,
+  vm: { readonly node: string; readonly vmid: number },
+  want: "running" | "stopped",
+  budgetMs: number,
+): Promise<void> {
+  const started = ctx.now();
+  let interval = POLL_FIRST_MS;
+  let lastProgress = -PROGRESS_EVERY_MS;
+  for (;;) {
+    const status = await ctx.api.vmStatus(vm.node, vm.vmid);
+    if (status.status === want) return;
+    const waited = ctx.now() - started;
+    if (waited >= budgetMs) {
+      throw new TransientError(
+        "TIMEOUT",
+        `VM ${vm.vmid} on node ${vm.node} is under HA and was still ${status.status} ` +
+          `${Math.round(waited / 1000)} s after HA was asked for ${want}. Check the HA resource ` +
+          `vm:${vm.vmid} (Datacenter > HA, or \`ha-manager status\`): it may be in the error ` +
+          "state or its node may be fenced. Run the command again once HA shows it " +
+          `${want === "running" ? "started" : "stopped"}.`,
+        vm,
+      );
+    }
+    if (waited - lastProgress >= PROGRESS_EVERY_MS) {
+      lastProgress = waited;
+      ctx.progress(
+        `VM ${vm.vmid} on ${vm.node}: waiting for HA to report it ${want} (${Math.round(waited / 1000)} s)`,
+      );
+    }
+    await ctx.sleep(Math.min(interval, Math.max(1, budgetMs - waited)));
+    interval = Math.min(POLL_MAX_MS, interval * 1.5);
+  }
+}
