@@ -74,7 +74,9 @@ export async function deleteSeedsEverywhere(
       if (isPermanent(error) && error.code !== "NOT_FOUND") {
         throw new PermanentError(
           error.code,
-          `Could not delete the seed ISO of VM ${owner.vmid} on node ${node}: ${error.message}. ` +
+          // The classified message ends with its own full stop.
+          `Could not delete the seed ISO of VM ${owner.vmid} on node ${node}: ` +
+            `${error.message.replace(/\.+$/, "")}. ` +
             "The VM is kept (stopped) so the next destroy can finish both.",
           { ...error.context, node, vmid: owner.vmid },
           { cause: error },
