@@ -60,7 +60,13 @@ export async function converge(
   });
   const seedVolid = await ensureSeedUploaded(
     ctx,
-    { node: vm.node, vmid: vm.vmid, isoStorage: desired.isoStorage },
+    {
+      node: vm.node,
+      vmid: vm.vmid,
+      isoStorage: desired.isoStorage,
+      identity: naming.identity,
+      attached: previousSeed,
+    },
     seed,
     budget,
   );
