@@ -6,6 +6,7 @@
  * Pure: fed events, asked for the changes.
  */
 import { canonical } from "../provider/canonical";
+import { normalizeTags } from "../provider/inputs";
 import type { EngineEvent } from "./automation";
 import type { PropertyChange, ResourceChange } from "./report";
 
@@ -13,7 +14,7 @@ type Props = Readonly<Record<string, unknown>>;
 
 interface Seen {
   type: string;
-  refresh?: { old: Props; new: Props };
+  refresh?: { old: Props; new: Props; deleted: boolean };
   step?: { op: string; old: Props; inputs: Props; keys: readonly string[] | undefined };
 }
 
@@ -53,7 +54,8 @@ export class ChangeCollector {
     if (metadata.op === "refresh") {
       // The outputs event carries the read; the pre event only the state before it.
       if (event.resOutputsEvent !== undefined) {
-        seen.refresh = { old, new: props(metadata.new?.outputs) };
+        const now = metadata.new?.outputs === undefined ? undefined : props(metadata.new.outputs);
+        seen.refresh = { old, new: now ?? {}, deleted: isGone(old, now) };
       }
       return;
     }
@@ -80,6 +82,19 @@ export class ChangeCollector {
     const out: ResourceChange[] = [];
     for (const [urn, seen] of this.#seen) {
       const op = seen.step?.op ?? "same";
+      const name = urn.slice(urn.lastIndexOf("::") + 2);
+      if (seen.refresh?.deleted === true) {
+        // One fact, not every output going to "(unset)": the refresh found the VM gone.
+        out.push({
+          urn,
+          type: seen.type,
+          name,
+          op: op === "same" ? "refresh" : op,
+          deletedOutside: true,
+          properties: [],
+        });
+        continue;
+      }
       const outside = seen.refresh ? changedKeys(seen.refresh.old, seen.refresh.new) : [];
       const planned = op === "update" || op === "replace" ? plannedKeys(seen) : [];
       if (op === "same" && outside.length === 0) continue;
@@ -88,7 +103,7 @@ export class ChangeCollector {
       out.push({
         urn,
         type: seen.type,
-        name: urn.slice(urn.lastIndexOf("::") + 2),
+        name,
         op: op === "same" ? "refresh" : op,
         properties: names.map((name) => property(name, seen, planned.includes(name))),
       });
@@ -118,7 +133,9 @@ function plannedKeys(seen: Seen): string[] {
   const keys = Object.keys(step.inputs).filter(
     (key) => !IGNORED.has(key) && step.inputs[key] !== undefined,
   );
-  const differ = keys.filter((key) => !same(step.old[key], step.inputs[key]));
+  const differ = keys.filter(
+    (key) => !same(comparable(key, step.old[key]), comparable(key, step.inputs[key])),
+  );
   if (differ.length > 0) return differ;
   // The engine blinds every secret to the same text: when nothing visible differs, the change is
   // in a secret, and those are the candidates.
@@ -130,6 +147,23 @@ function holdsSecret(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsSecret);
   if (value && typeof value === "object") return Object.values(value).some(holdsSecret);
   return false;
+}
+
+/**
+ * A value as the provider's diff compares it: tags as PVE stores them (lower-case, sorted,
+ * unique), so a reorder in the program is no change in a replace's or update's list either.
+ */
+function comparable(key: string, value: unknown): unknown {
+  if (key === "tags" && Array.isArray(value) && value.every((t) => typeof t === "string"))
+    return normalizeTags(value);
+  return value;
+}
+
+/** A refresh that read nothing back for a resource that had outputs: it was deleted. */
+function isGone(old: Props, now: Props | undefined): boolean {
+  const had = Object.keys(old).some((key) => !IGNORED.has(key));
+  const has = now !== undefined && Object.keys(now).some((key) => !IGNORED.has(key));
+  return had && !has;
 }
 
 function changedKeys(old: Props, now: Props): string[] {

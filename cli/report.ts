@@ -37,6 +37,8 @@ export interface ResourceChange {
    * refresh saw outputs change (addresses, status) and the program needs no step.
    */
   readonly op: string;
+  /** True when the refresh found the resource deleted outside Pulumi (`properties` is empty). */
+  readonly deletedOutside?: true;
   readonly properties: readonly PropertyChange[];
 }
 
@@ -87,6 +89,13 @@ const SIGN: Record<string, string> = {
 export function formatChanges(changes: readonly ResourceChange[]): string {
   const lines: string[] = [];
   for (const change of changes) {
+    if (change.deletedOutside === true) {
+      const next = change.op === "refresh" ? "" : `; ${change.op}`;
+      lines.push(
+        `  ${SIGN[change.op] ?? "~"} ${change.name} (${change.type}): deleted outside Pulumi${next}`,
+      );
+      continue;
+    }
     lines.push(`  ${SIGN[change.op] ?? "~"} ${change.name} (${change.type}): ${change.op}`);
     for (const p of change.properties) lines.push(`      ${formatProperty(p)}`);
   }

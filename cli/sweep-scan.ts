@@ -2,10 +2,13 @@
  * Finds what this package left on a cluster: VMs whose description carries the identity mark,
  * and seed ISOs named `pp-<owner>-<hash>.iso`. Read-only.
  */
+import { readFileSync } from "node:fs";
 import type { ProxmoxApi } from "../provider/api/proxmox-api";
 import { hasCode } from "../provider/errors";
 import { readMark } from "../provider/identity";
 import { parseSeedName } from "../provider/seed/seed-name";
+import { selectStack } from "./automation";
+import { identitiesIn, type OwnerSources } from "./sweep-owners";
 
 export interface MarkedVm {
   readonly vmid: number;
@@ -29,7 +32,19 @@ export interface SeedIso {
 
 /** Every VM that carries a mark; unmarked VMs and templates are never returned. */
 export async function markedVms(api: ProxmoxApi): Promise<MarkedVm[]> {
+  return (await scanVms(api)).marked;
+}
+
+export interface VmScan {
+  readonly marked: MarkedVm[];
+  /** Every ISO volid some VM (marked or not) has in a drive, e.g. `local:iso/pp-….iso`. */
+  readonly attached: Set<string>;
+}
+
+/** One pass over the VMs' configs: the marked VMs, and which ISOs any VM has attached. */
+export async function scanVms(api: ProxmoxApi): Promise<VmScan> {
   const out: MarkedVm[] = [];
+  const attached = new Set<string>();
   for (const row of await api.clusterVms()) {
     if (row.type !== "qemu" || row.template === true) continue;
     let config;
@@ -38,6 +53,10 @@ export async function markedVms(api: ProxmoxApi): Promise<MarkedVm[]> {
     } catch (error) {
       if (hasCode(error, "NOT_FOUND")) continue; // gone since the listing
       throw error;
+    }
+    for (const value of Object.values(config)) {
+      const volid = typeof value === "string" ? value.split(",")[0] : undefined;
+      if (volid !== undefined && /^[^:,\s]+:iso\//.test(volid)) attached.add(volid);
     }
     const mark = readMark(config.description);
     if (mark === undefined || config.template === true) continue;
@@ -51,7 +70,7 @@ export async function markedVms(api: ProxmoxApi): Promise<MarkedVm[]> {
       ...(config.lock === undefined ? {} : { lock: config.lock }),
     });
   }
-  return out.sort((a, b) => a.vmid - b.vmid);
+  return { marked: out.sort((a, b) => a.vmid - b.vmid), attached };
 }
 
 /** Every seed ISO on every online node's ISO storages; a shared storage is listed once. */
@@ -78,5 +97,69 @@ export async function seedIsos(api: ProxmoxApi): Promise<SeedIso[]> {
   }
   return [...found.values()].sort(
     (a, b) => a.volid.localeCompare(b.volid) || a.node.localeCompare(b.node),
+  );
+}
+
+/** What the states say about seeds: the ones their resources record, and who is mid-operation. */
+export interface StateSeeds {
+  /** Every `seedVolid` a ProxmoxVm in a state records. */
+  readonly volids: Set<string>;
+  /** Seed owners (12 hex) of resources with a pending operation: an `up` may be re-seeding them. */
+  readonly busyOwners: Set<string>;
+}
+
+interface SeedDeployment {
+  readonly deployment?: {
+    readonly resources?: readonly { type?: string; outputs?: Record<string, unknown> }[];
+    readonly pending_operations?: readonly { resource?: unknown }[];
+  };
+}
+
+export function stateSeedsIn(state: SeedDeployment): StateSeeds {
+  const volids = new Set<string>();
+  for (const resource of state.deployment?.resources ?? []) {
+    const volid = resource.outputs?.["seedVolid"];
+    if (typeof volid === "string") volids.add(volid);
+  }
+  const pending = (state.deployment?.pending_operations ?? []).flatMap((op) =>
+    op.resource === undefined ? [] : [op.resource],
+  );
+  const busy = identitiesIn({ deployment: { resources: pending } } as Parameters<
+    typeof identitiesIn
+  >[0]);
+  return { volids, busyOwners: new Set([...busy].map((id) => id.slice(0, 12))) };
+}
+
+/** {@link stateSeedsIn} over every given state. */
+export async function stateSeeds(sources: OwnerSources): Promise<StateSeeds> {
+  const all: StateSeeds = { volids: new Set(), busyOwners: new Set() };
+  const add = (state: SeedDeployment) => {
+    const one = stateSeedsIn(state);
+    for (const v of one.volids) all.volids.add(v);
+    for (const o of one.busyOwners) all.busyOwners.add(o);
+  };
+  for (const selection of sources.stacks) {
+    add((await (await selectStack(selection)).exportStack()) as SeedDeployment);
+  }
+  for (const file of sources.stateFiles ?? []) {
+    add(JSON.parse(readFileSync(file, "utf8")) as SeedDeployment);
+  }
+  return all;
+}
+
+/**
+ * A seed of an owned identity that nothing uses: no VM has it attached, no state records it,
+ * and no operation on its resource is pending (an `up` uploads a new seed before attaching it).
+ * What a VM deleted outside Pulumi and then recreated leaves behind.
+ */
+export function isStaleSeed(
+  seed: SeedIso,
+  attached: ReadonlySet<string>,
+  states: StateSeeds,
+): boolean {
+  return (
+    !attached.has(seed.volid) &&
+    !states.volids.has(seed.volid) &&
+    !states.busyOwners.has(seed.owner)
   );
 }

@@ -16,7 +16,7 @@ import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io 
 import type { StackSelection } from "./automation";
 import { UsageError, writeReport, type ExitCode } from "./report";
 import { readOwners } from "./sweep-owners";
-import { markedVms, seedIsos, type MarkedVm } from "./sweep-scan";
+import { isStaleSeed, scanVms, seedIsos, stateSeeds, type MarkedVm } from "./sweep-scan";
 
 export interface SweepOptions {
   readonly connection: ConnectionConfig;
@@ -82,14 +82,22 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     options.api ??
     retryingApi(new HttpProxmoxApi({ connection: options.connection }), { progress });
 
-  const vms = await markedVms(api);
+  const states = await stateSeeds({ stacks: options.stacks, stateFiles: options.stateFiles });
+  const { marked: vms, attached } = await scanVms(api);
   const orphanVms = vms.filter(
     (vm) => !owned.has(vm.identity) && (only === undefined || only.has(vm.identity)),
   );
-  const orphanSeeds = (await seedIsos(api)).filter(
-    (seed) =>
-      !ownedOwners.has(seed.owner) && (onlyOwners === undefined || onlyOwners.has(seed.owner)),
-  );
+  const seedDetail = new Map<string, string>();
+  const orphanSeeds = (await seedIsos(api)).filter((seed) => {
+    if (onlyOwners !== undefined && !onlyOwners.has(seed.owner)) return false;
+    if (!ownedOwners.has(seed.owner)) return true;
+    if (!isStaleSeed(seed, attached, states)) return false;
+    seedDetail.set(
+      `${seed.node}/${seed.volid}`,
+      `on ${seed.storage}; stale: its identity is owned, but no VM has it attached and no state records it`,
+    );
+    return true;
+  });
   const items: SweepItem[] = [];
   const vmItem = (vm: MarkedVm, action: SweepItem["action"], detail?: string): SweepItem => {
     const killed = interrupted.has(vm.identity);
@@ -116,7 +124,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
         volid: seed.volid,
         identity: seed.owner,
         action: "orphan" as const,
-        detail: `on ${seed.storage}`,
+        detail: seedDetail.get(`${seed.node}/${seed.volid}`) ?? `on ${seed.storage}`,
       })),
     );
     return {

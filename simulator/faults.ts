@@ -1,4 +1,5 @@
 import type { SimContext } from "./context.js";
+import { releaseLeases } from "./guest/boot.js";
 import { unset } from "./model/vm-config.js";
 import { markStopped, scheduleCrm } from "./routes/qemu-power.js";
 
@@ -136,6 +137,7 @@ export class Faults {
     for (const volume of [...this.sim.cluster.volumes.values()]) {
       if (volume.vmid === vmid) this.sim.cluster.deleteVolume(vm.node, volume.volid);
     }
+    releaseLeases(this.sim, vm);
     this.sim.cluster.removeVm(vmid);
     this.sim.changed();
   }

@@ -20,7 +20,7 @@ import { buildRouter } from "./routes/index.js";
 import { createApiHandler, type RequestLogEntry } from "./server.js";
 import { generateTls } from "./tls/certs.js";
 
-export type { SimulatorOptions, TaskType } from "./options.js";
+export type { GuestNetworkOptions, SimulatorOptions, TaskType } from "./options.js";
 export type { RequestLogEntry } from "./server.js";
 export type { RequestMatch } from "./faults.js";
 export { Faults } from "./faults.js";

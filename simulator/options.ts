@@ -53,8 +53,18 @@ export interface SimulatorOptions {
   readonly authFailureDelayMs?: number;
   /** Add `message` to error bodies like pve-http-server >= 5.2.0 (default true). */
   readonly errorMessageInBody?: boolean;
+  /** Extra interfaces the simulated guests list, to test address selection (default: none). */
+  readonly guest?: GuestNetworkOptions;
   /** ISO bytes kept per uploaded file so guests can read seeds; larger uploads keep only size. */
   readonly maxRetainedFileBytes?: number;
+}
+
+/** What a guest's agent lists besides `lo` and its NICs (each NIC always has an fe80:: address). */
+export interface GuestNetworkOptions {
+  /** A `docker0` bridge (172.17.0.1/16, its own MAC), listed before eth0. */
+  readonly dockerBridge?: boolean;
+  /** An APIPA 169.254/16 address on eth0, listed before its DHCP lease. */
+  readonly apipa?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -76,6 +86,7 @@ export interface ResolvedOptions {
   readonly authFailureDelayMs: number;
   readonly errorMessageInBody: boolean;
   readonly maxRetainedFileBytes: number;
+  readonly guest: Required<GuestNetworkOptions>;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -104,5 +115,9 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     authFailureDelayMs: options.authFailureDelayMs ?? 100,
     errorMessageInBody: options.errorMessageInBody ?? true,
     maxRetainedFileBytes: options.maxRetainedFileBytes ?? 16 * 1024 * 1024,
+    guest: {
+      dockerBridge: options.guest?.dockerBridge ?? false,
+      apipa: options.guest?.apipa ?? false,
+    },
   };
 }

@@ -268,6 +268,8 @@ export function classify(
   status: number,
   statusText: string,
   body: unknown,
+  /** The API token's id (`user@realm!name`, not secret), named in a 401 message. */
+  tokenId?: string,
 ): ProxmoxError {
   const pve = firstLine(pveMessageOf(statusText, body)) || `HTTP ${status}`;
   const context: ErrorContext = {
@@ -286,8 +288,9 @@ export function classify(
     // "Authentication failed!" or (older builds) the verify_token text.
     return new PermanentError(
       "AUTH",
-      `${request} was not authenticated (401 ${pve}). Check the API token id and secret, that ` +
-        `the token exists and has not expired, and that its user is enabled.`,
+      `${request} was not authenticated (401 ${pve}). Check the API token` +
+        `${tokenId === undefined ? "" : ` ${tokenId}`}: its id and secret, that it exists and ` +
+        `has not expired, and that its user is enabled.`,
       context,
     );
   }
@@ -301,8 +304,11 @@ export function classify(
     );
   }
   if (status === 595 || status === 596) return unavailable(request, target, status, pve, context);
-  if (status === 501) {
-    // HTTPServer.pm rest_handler: "Method 'GET /x' not implemented": this PVE lacks the route.
+  // AnyEvent.pm handle_api2_request: "Method 'GET /x' not implemented" means this PVE lacks the
+  // route. Before pve-http-server 5.2.0 any error that escaped a handler also answered 501 (its
+  // changelog: "use the '500 Internal Server Error' … instead of '501 Not Implemented'"): that
+  // is a server error with its own message, not a missing call.
+  if (status === 501 && /^Method '[^']*' not implemented/.test(pve)) {
     return new PermanentError(
       "SERVER",
       `${request}: PVE does not implement this call (501 ${pve}). The PVE version is too old ` +
@@ -312,7 +318,7 @@ export function classify(
   }
   const family = status >= 500 ? familyOf(pve) : undefined;
   if (family !== undefined) return fromFamily(family, request, target, pve, context);
-  if (status === 429 || status === 502 || status === 503 || status === 504 || status > 500) {
+  if (status === 429 || status === 502 || status === 503 || status === 504 || status > 501) {
     return new TransientError(
       "UNAVAILABLE",
       `${request}${at(target)}: PVE is unavailable (${status} ${pve}); retried.`,

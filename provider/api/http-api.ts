@@ -189,7 +189,14 @@ export class HttpProxmoxApi implements ProxmoxApi {
       json === undefined
         ? undefined
         : (JSON.parse(this.#secret.scrub(JSON.stringify(json))) as unknown);
-    throw classify(method, path, status, this.#secret.scrub(statusText), scrubbed);
+    throw classify(
+      method,
+      path,
+      status,
+      this.#secret.scrub(statusText),
+      scrubbed,
+      this.#connection.tokenId,
+    );
   }
 
   version(): Promise<ProxmoxVersion> {

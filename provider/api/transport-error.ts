@@ -107,9 +107,10 @@ export function classifyTransportError(failure: TransportFailure): ProxmoxError 
   if (tls !== undefined) {
     return new PermanentError(
       "NETWORK",
-      `${request}: the TLS certificate of ${origin} is not trusted (${tls}). Set the provider's ` +
-        `caCert (PROXMOX_VE_CA_CERT) to the PVE CA (/etc/pve/pve-root-ca.pem), or opt in to ` +
-        `insecure mode for a lab.`,
+      `${request}: the TLS certificate of ${origin} is not trusted (${tls}). Set ` +
+        `\`proxmox:caCert\` (or PROXMOX_VE_CA_CERT) to the PVE CA (/etc/pve/pve-root-ca.pem), ` +
+        `or, for a lab only, skip verification with \`proxmox:insecure\` true (or ` +
+        `PROXMOX_VE_INSECURE=true).`,
       context,
       { cause },
     );

@@ -8,6 +8,7 @@ import type { VmConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { PermanentError, TransientError, hasCode, isProxmoxError } from "../errors";
 import { describe, markFor, readMark } from "../identity";
+import { ownAddresses } from "../state/guest-addresses";
 import { normalizeTags } from "../inputs";
 import {
   bootDisk,
@@ -60,7 +61,13 @@ export async function converge(
   });
   const seedVolid = await ensureSeedUploaded(
     ctx,
-    { node: vm.node, vmid: vm.vmid, isoStorage: desired.isoStorage },
+    {
+      node: vm.node,
+      vmid: vm.vmid,
+      isoStorage: desired.isoStorage,
+      identity: naming.identity,
+      attached: previousSeed,
+    },
     seed,
     budget,
   );
@@ -124,7 +131,8 @@ export async function converge(
   }
 
   // 6. The guest agent's addresses, when asked.
-  if (desired.started && desired.waitForIp) await waitForAddress(ctx, vm, desired.timeouts.agentMs);
+  if (desired.started && desired.waitForIp)
+    await waitForAddress(ctx, vm, mac, desired.timeouts.agentMs);
 
   // 7. Complete: from now on a create that finds this VM will not resume it.
   if (readMark(config.description)?.phase !== "complete" || "description" in set) {
@@ -235,10 +243,14 @@ async function powerTask(
     await waitForPowerState(ctx, vm, options.haWaitFor, budgetMs);
 }
 
-/** Polls the guest agent until it reports a non-loopback address, within the agent budget. */
+/**
+ * Polls the guest agent until the VM's own NIC (net0's MAC) has a routable IPv4 address, within
+ * the agent budget: a docker0 bridge or an APIPA address that comes up first does not count.
+ */
 async function waitForAddress(
   ctx: OperationContext,
   vm: VmLocation,
+  mac: string | undefined,
   budgetMs: number,
 ): Promise<void> {
   const started = ctx.now();
@@ -247,14 +259,10 @@ async function waitForAddress(
   for (;;) {
     try {
       const interfaces = await ctx.api.agentInterfaces(vm.node, vm.vmid);
-      const found = interfaces
-        .flatMap((i) => i.ipAddresses)
-        .find((a) => a.type === "ipv4" && !a.address.startsWith("127."));
-      if (found) {
+      const found = ownAddresses(interfaces, mac).v4[0];
+      if (found !== undefined) {
         const waited = Math.round((ctx.now() - started) / 1000);
-        ctx.progress(
-          `VM ${vm.vmid} on ${vm.node}: guest agent reports ${found.address} after ${waited} s`,
-        );
+        ctx.progress(`VM ${vm.vmid} on ${vm.node}: guest agent reports ${found} after ${waited} s`);
         return;
       }
     } catch (error) {
@@ -265,7 +273,8 @@ async function waitForAddress(
     if (waited >= budgetMs) {
       throw new TransientError(
         "TIMEOUT",
-        `VM ${vm.vmid} on node ${vm.node}: the guest agent reported no IPv4 address within ` +
+        `VM ${vm.vmid} on node ${vm.node}: the guest agent reported no IPv4 address on the ` +
+          `VM's NIC (${mac ?? "no net0 MAC"}) within ` +
           `${Math.round(budgetMs / 1000)} s. Check that the template boots with cloud-init and that ` +
           "qemu-guest-agent starts, or set waitForIp: false.",
         vm,

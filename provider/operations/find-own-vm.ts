@@ -30,6 +30,7 @@ export interface FindOwnVmRequest {
 }
 
 const LOCK_POLL_MS = 1_000;
+const PROGRESS_EVERY_MS = 10_000;
 
 export async function findOwnVm(
   ctx: OperationContext,
@@ -70,7 +71,9 @@ async function settledConfig(
   vm: ClusterVm,
   budgetMs: number,
 ): Promise<VmConfig | undefined> {
-  const deadline = ctx.now() + budgetMs;
+  const started = ctx.now();
+  const deadline = started + budgetMs;
+  let reported: number | undefined;
   for (;;) {
     let config: VmConfig;
     try {
@@ -88,7 +91,15 @@ async function settledConfig(
         { node: vm.node, vmid: vm.vmid, lock: "clone" },
       );
     }
-    ctx.progress(`VM ${vm.vmid} on ${vm.node}: waiting for a clone in progress to finish`);
+    // A line per poll would flood the output: one at the start, then one every 10 s.
+    const waited = ctx.now() - started;
+    if (reported === undefined || waited - reported >= PROGRESS_EVERY_MS) {
+      reported = waited;
+      ctx.progress(
+        `VM ${vm.vmid} on ${vm.node}: waiting for a clone in progress to finish ` +
+          `(${Math.round(waited / 1000)} s)`,
+      );
+    }
     await ctx.sleep(LOCK_POLL_MS);
   }
 }

@@ -7,6 +7,7 @@ import type { VmConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { hasCode } from "../errors";
 import { readMark, userDescription } from "../identity";
+import { ownAddresses, type GuestAddresses } from "../state/guest-addresses";
 import { VM_STATE_VERSION, type VmState } from "../state/vm-state";
 import {
   bootDisk,
@@ -31,8 +32,9 @@ export async function observe(
     ctx.api.vmStatus(vm.node, vm.vmid),
   ]);
   const running = guestRunning(status.status, status.qmpstatus);
-  const addresses = running && config.agent ? await guestAddresses(ctx, vm) : { v4: [], v6: [] };
   const net0 = parseNet0(config.net0);
+  const addresses =
+    running && config.agent ? await guestAddresses(ctx, vm, net0?.mac) : { v4: [], v6: [] };
   const disk = bootDisk(config);
   const seedVolid = cdromVolid(config.ide2);
   const mark = readMark(config.description);
@@ -72,20 +74,14 @@ export async function observe(
   } as VmState;
 }
 
+/** The addresses of the VM's own NIC (net0's MAC), as the guest agent lists them. */
 async function guestAddresses(
   ctx: OperationContext,
   vm: VmLocation,
-): Promise<{ v4: string[]; v6: string[] }> {
+  mac: string | undefined,
+): Promise<GuestAddresses> {
   try {
-    const interfaces = await ctx.api.agentInterfaces(vm.node, vm.vmid);
-    const all = interfaces
-      .filter((i) => i.name !== "lo")
-      .flatMap((i) => i.ipAddresses)
-      .filter((a) => !a.address.startsWith("127.") && a.address !== "::1");
-    return {
-      v4: all.filter((a) => a.type === "ipv4").map((a) => a.address),
-      v6: all.filter((a) => a.type === "ipv6").map((a) => a.address),
-    };
+    return ownAddresses(await ctx.api.agentInterfaces(vm.node, vm.vmid), mac);
   } catch (error) {
     // A guest still booting has no agent yet: no addresses is the truthful answer.
     if (hasCode(error, "UNAVAILABLE") || hasCode(error, "SERVER")) return { v4: [], v6: [] };

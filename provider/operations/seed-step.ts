@@ -14,14 +14,37 @@ export { buildVmSeed };
 /** Uploads the seed to the node's ISO storage unless it is already there; returns its volid. */
 export async function ensureSeedUploaded(
   ctx: OperationContext,
-  where: { node: string; vmid: number; isoStorage: string },
+  where: {
+    node: string;
+    vmid: number;
+    isoStorage: string;
+    /** The VM's identity: its other seeds on this storage are stale and deleted. */
+    identity?: string;
+    /** The seed the VM has attached now: kept, as converge deletes it once the new one is in. */
+    attached?: string | undefined;
+  },
   seed: VmSeed,
   budgetMs: number,
 ): Promise<string> {
   const volid = `${where.isoStorage}:iso/${seed.filename}`;
   const present = await ctx.api.storageContent(where.node, where.isoStorage, "iso");
-  if (present.some((v) => v.volid === volid)) return volid;
+  if (!present.some((v) => v.volid === volid)) await upload(ctx, where, seed, budgetMs);
+  if (where.identity !== undefined) {
+    const identity = where.identity;
+    const stale = present
+      .map((v) => v.volid)
+      .filter((v) => v !== volid && v !== where.attached && isSeedOf(v, identity));
+    await deleteStaleSeeds(ctx, where, stale, budgetMs);
+  }
+  return volid;
+}
 
+async function upload(
+  ctx: OperationContext,
+  where: { node: string; vmid: number; isoStorage: string },
+  seed: VmSeed,
+  budgetMs: number,
+): Promise<void> {
   ctx.progress(
     `VM ${where.vmid} on ${where.node}: uploading seed ${seed.filename} ` +
       `(${Math.ceil(seed.bytes.length / 1024)} KiB) to ${where.isoStorage}`,
@@ -34,7 +57,35 @@ export async function ensureSeedUploaded(
     budgetMs,
     step: `VM ${where.vmid} on ${where.node}: uploading seed ${seed.filename}`,
   });
-  return volid;
+}
+
+/**
+ * Seeds of this identity that no VM uses any more: left by a VM that was deleted outside Pulumi
+ * and then recreated (a new MAC gives a new seed, so a new name). Found in the listing the
+ * upload check already made, so this costs no extra call. A refusal or an unreachable node only
+ * warns: the VM works without the clean-up, and `pulumi-proxmox sweep` lists what is left.
+ */
+async function deleteStaleSeeds(
+  ctx: OperationContext,
+  where: { node: string; vmid: number; isoStorage: string },
+  stale: readonly string[],
+  budgetMs: number,
+): Promise<void> {
+  for (const volid of stale) {
+    const step = `VM ${where.vmid} on ${where.node}: deleting stale seed ${volid}`;
+    try {
+      ctx.progress(step);
+      const upid = await ctx.api.deleteVolume(where.node, where.isoStorage, volid);
+      if (upid) await ctx.waitForTask(where.node, upid, { budgetMs, step });
+    } catch (error) {
+      if (!isPermanent(error) && !isTransient(error)) throw error;
+      if (isPermanent(error) && error.code === "NOT_FOUND") continue;
+      ctx.warn(
+        `Could not delete the stale seed ${volid} of VM ${where.vmid} on node ${where.node}: ` +
+          `${error.message.replace(/\.+$/, "")}. \`pulumi-proxmox sweep\` lists it.`,
+      );
+    }
+  }
 }
 
 /**
@@ -74,7 +125,9 @@ export async function deleteSeedsEverywhere(
       if (isPermanent(error) && error.code !== "NOT_FOUND") {
         throw new PermanentError(
           error.code,
-          `Could not delete the seed ISO of VM ${owner.vmid} on node ${node}: ${error.message}. ` +
+          // The classified message ends with its own full stop.
+          `Could not delete the seed ISO of VM ${owner.vmid} on node ${node}: ` +
+            `${error.message.replace(/\.+$/, "")}. ` +
             "The VM is kept (stopped) so the next destroy can finish both.",
           { ...error.context, node, vmid: owner.vmid },
           { cause: error },

@@ -36,6 +36,22 @@ function linkLocal(mac: string): string {
   return `fe80::${groups.join(":")}`;
 }
 
+/** Docker's default bridge: its own locally administered MAC and 172.17.0.1/16. */
+const DOCKER0: GuestInterface = {
+  name: "docker0",
+  "hardware-address": "02:42:ac:11:00:01",
+  "ip-addresses": [
+    { "ip-address": "172.17.0.1", "ip-address-type": "ipv4", prefix: 16 },
+    { "ip-address": "fe80::42:acff:fe11:1", "ip-address-type": "ipv6", prefix: 64 },
+  ],
+};
+
+/** A 169.254/16 address from the MAC's last two bytes, as avahi-autoipd would pick. */
+function apipaOf(mac: string): string {
+  const b = mac.split(":").map((h) => parseInt(h, 16));
+  return `169.254.${Math.max(1, Math.min(254, b[4] ?? 1))}.${b[5] ?? 1}`;
+}
+
 /** network-config v2 `ethernets` → addresses per NIC (DHCP leases from the bridge pool). */
 function configureNics(
   sim: SimContext,
@@ -43,7 +59,8 @@ function configureNics(
   network: YamlValue | undefined,
 ): GuestInterface[] {
   const ethernets = asMap(asMap(network)?.["ethernets"]);
-  const out: GuestInterface[] = [];
+  // A container host lists its docker0 bridge before the NICs (interface index order).
+  const out: GuestInterface[] = sim.options.guest.dockerBridge ? [DOCKER0] : [];
   nics.forEach((nic, index) => {
     let entry: Record<string, YamlValue> | undefined;
     for (const [id, value] of Object.entries(ethernets ?? {})) {
@@ -55,6 +72,9 @@ function configureNics(
     const dhcp =
       entry === undefined ? network === undefined && index === 0 : entry["dhcp4"] === true;
     const addresses: GuestInterface["ip-addresses"] = [];
+    // A guest whose DHCP was slow or failed once keeps a zeroconf address on the NIC too.
+    if (index === 0 && sim.options.guest.apipa)
+      addresses.push({ "ip-address": apipaOf(nic.mac), "ip-address-type": "ipv4", prefix: 16 });
     if (dhcp) {
       const lease = sim.pools.lease(nic.bridge, nic.mac);
       if (lease !== undefined)
@@ -125,4 +145,9 @@ export function bootGuest(sim: SimContext, vm: VmRecord): void {
   }
   vm.guest.hostname = hostname ?? `vm${vm.vmid}`;
   vm.guest.interfaces = configureNics(sim, nics, network);
+}
+
+/** Gives the VM's DHCP leases back to the pools: called when the VM is destroyed. */
+export function releaseLeases(sim: SimContext, vm: VmRecord): void {
+  for (const nic of nicsOf(vm)) if (nic.mac !== "") sim.pools.release(nic.mac);
 }

@@ -9,6 +9,7 @@ import {
   type Params,
   type Route,
 } from "../http/index.js";
+import { releaseLeases } from "../guest/boot.js";
 import type { TaskContext } from "../model/tasks.js";
 import type { VmRecord } from "../model/types.js";
 import { driveVolume, DRIVE_KEY, unset } from "../model/vm-config.js";
@@ -277,6 +278,7 @@ export const qemuPowerRoutes: Route<SimContext>[] = [
               ctx.log(`Removing image: 100% complete...done.`);
             }
           }
+          releaseLeases(sim, current);
           // PVE keeps a zombie config with only `lock: destroyed` until the very end.
           current.config = { lock: "destroyed" };
           current.pending = {};

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CommandReport } from "../../cli";
 import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, pulumi, requireFromWorkspace, type EngineEnv } from "../e2e/support/engine";
-import { guestVms, proxmoxStack } from "../e2e/support/proxmox-stack";
+import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 import { readJson, runBin } from "./support";
 
 const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
@@ -96,13 +96,8 @@ describe("drift, up and destroy through the installed bin", () => {
       desired: true,
       changedOutside: true,
     });
-    expect(props.map((p) => p.property)).toEqual([
-      "cores",
-      "ipv4Addresses",
-      "ipv6Addresses",
-      "started",
-      "status",
-    ]);
+    // ipv6Addresses stays []: the guest's only IPv6 address is link-local, which does not count.
+    expect(props.map((p) => p.property)).toEqual(["cores", "ipv4Addresses", "started", "status"]);
     expect(props.find((p) => p.property === "status")).toEqual({
       property: "status",
       recorded: "running",
@@ -142,6 +137,33 @@ describe("drift, up and destroy through the installed bin", () => {
     expect(json.status).toBe("error");
     expect(json.exitCode).toBe(1);
     expect(json.error).toContain(new URL(gone.url).host);
+  });
+
+  it("reports a VM deleted out of band as one line; up --refresh recreates it and leaves one seed", async () => {
+    const oldSeed = seedIsos(sim);
+    sim.faults.deleteVm(vmid);
+    const drift = await runBin(
+      ["drift", "--stack", "dev", "--report", report("deleted")],
+      dir,
+      engine.env,
+    );
+    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    expect(drift.stdout).toContain(`+ web (${VM_TYPE}): deleted outside Pulumi; create`);
+    expect(drift.stdout).not.toContain("(unset)");
+    const json = readJson<CommandReport>(report("deleted"));
+    expect(json.resources).toEqual([
+      expect.objectContaining({ name: "web", op: "create", deletedOutside: true, properties: [] }),
+    ]);
+
+    const up = await runBin(["up", "--stack", "dev", "--refresh", "--quiet"], dir, engine.env);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const vms = guestVms(sim);
+    expect(vms).toHaveLength(1);
+    vmid = vms[0] ?? 0;
+    // The new VM has a new MAC, so a new seed: the old one is gone, not left beside it.
+    const seeds = seedIsos(sim);
+    expect(seeds).toHaveLength(1);
+    expect(seeds).not.toEqual(oldSeed);
   });
 
   it("up --refresh puts the VM back, then drift is clean and destroy exits 0", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../cli/automation";
 import { ChangeCollector } from "../../cli/events";
+import { formatChanges } from "../../cli/report";
 
 const URN = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/proxmox:ProxmoxVm::web";
 const TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
@@ -143,5 +144,50 @@ describe("events", () => {
       diagnosticEvent: { message: "fine", color: "never", severity: "info" },
     });
     expect(c.errors).toEqual(["boom"]);
+  });
+  it("reports a resource the refresh finds deleted as one fact, not every output unset", () => {
+    const c = new ChangeCollector();
+    const recorded = { vmid: 100, cores: 2, ipv4Addresses: ["10.0.0.5"], __provider: "x" };
+    const gone: EngineEvent = {
+      sequence: 0,
+      timestamp: 0,
+      resOutputsEvent: {
+        metadata: {
+          op: "refresh",
+          urn: URN,
+          type: TYPE,
+          provider: "",
+          old: {
+            type: TYPE,
+            urn: URN,
+            id: "1",
+            parent: "",
+            provider: "",
+            inputs: {},
+            outputs: recorded,
+          },
+        },
+      } as never,
+    };
+    c.onEvent(gone);
+    c.onEvent(step("pre", "create", {}, { inputs: { cores: 2 } }));
+    const changes = c.changes();
+    expect(changes).toEqual([
+      { urn: URN, type: TYPE, name: "web", op: "create", deletedOutside: true, properties: [] },
+    ]);
+    expect(formatChanges(changes)).toBe(`  + web (${TYPE}): deleted outside Pulumi; create`);
+  });
+
+  it("does not list a tag reorder among a replace's changed properties", () => {
+    const c = new ChangeCollector();
+    c.onEvent(
+      step(
+        "pre",
+        "replace",
+        { node: "a", tags: ["db", "web"] },
+        { inputs: { node: "b", tags: ["Web", "db"] } },
+      ),
+    );
+    expect(c.changes()[0]?.properties.map((p) => p.property)).toEqual(["node"]);
   });
 });

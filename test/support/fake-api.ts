@@ -263,9 +263,19 @@ export class FakeProxmoxApi implements ProxmoxApi {
         status: 500,
       });
     }
+    // As qemu-guest-agent does: lower-case hardware addresses, eth0's is net0's MAC.
+    const mac = /=([0-9A-Fa-f:]{17})/.exec(String(vm.config["net0"] ?? ""))?.[1]?.toLowerCase();
     return [
-      { name: "lo", ipAddresses: [{ address: "127.0.0.1", type: "ipv4" }] },
-      { name: "eth0", ipAddresses: [{ address: `10.10.0.${vmid % 250}`, type: "ipv4" }] },
+      {
+        name: "lo",
+        hardwareAddress: "00:00:00:00:00:00",
+        ipAddresses: [{ address: "127.0.0.1", type: "ipv4" }],
+      },
+      {
+        name: "eth0",
+        hardwareAddress: mac,
+        ipAddresses: [{ address: `10.10.0.${vmid % 250}`, type: "ipv4" }],
+      },
     ];
   }
   async uploadIso(node: string, storage: string, iso: IsoUpload): Promise<Upid> {

@@ -401,6 +401,53 @@ describe("classify", () => {
     expect(bare.context.vmid).toBe(101);
   });
 
+  it("names the token id (never the secret) in a 401", () => {
+    const error = classify("GET", "/version", 401, "No ticket", undefined, "pulumi@pve!ci");
+    expect(error.message).toBe(
+      "GET /version was not authenticated (401 No ticket). Check the API token pulumi@pve!ci: " +
+        "its id and secret, that it exists and has not expired, and that its user is enabled.",
+    );
+  });
+
+  it("says a 501 'Method … not implemented' means PVE lacks the call", () => {
+    const error = classify(
+      "GET",
+      "/nodes/pve1/foo",
+      501,
+      "Method 'GET /nodes/pve1/foo' not implemented",
+      undefined,
+    );
+    expect(error).toMatchObject({ code: "SERVER", transient: false });
+    expect(error.message).toContain("PVE does not implement this call");
+  });
+
+  it("reads any other 501 as an error that escaped a handler before pve-http-server 5.2.0", () => {
+    const error = classify(
+      "PUT",
+      "/nodes/pve1/qemu/100/config",
+      501,
+      "unable to parse value of 'net0' - format error",
+      undefined,
+    );
+    expect(error).toMatchObject({ code: "SERVER", transient: false });
+    expect(error.message).toBe(
+      "PUT /nodes/pve1/qemu/100/config (VM 100 on node pve1) failed on the server (501 unable to " +
+        "parse value of 'net0' - format error). Retrying the same request will not help; fix the " +
+        "cause PVE names.",
+    );
+  });
+
+  it("still recognises a known family in an old 501, such as a lock", () => {
+    const error = classify(
+      "POST",
+      "/nodes/pve1/qemu/100/status/start",
+      501,
+      "VM is locked (backup)",
+      undefined,
+    );
+    expect(error).toMatchObject({ code: "LOCKED", transient: true });
+  });
+
   it("makes an unmatched 500 a permanent SERVER error", () => {
     const error = classify(
       "POST",

@@ -67,6 +67,8 @@ describe("http-api against the simulator", () => {
     const error = await failure(untrusted.version());
     expect(error).toMatchObject({ code: "NETWORK", transient: false });
     expect(error.message).toContain("is not trusted");
+    expect(error.message).toContain("`proxmox:caCert`");
+    expect(error.message).toContain("`proxmox:insecure` true (or PROXMOX_VE_INSECURE=true)");
     expectNoSecret(error, secret);
   });
 
@@ -177,6 +179,7 @@ describe("http-api against the simulator", () => {
     });
     const error = await failure(bad.version());
     expect(error).toMatchObject({ code: "AUTH", transient: false, context: { status: 401 } });
+    expect(error.message).toContain("Check the API token root@pam!ci:");
     expectNoSecret(error, "wrong-secret-value");
   });
 

@@ -144,7 +144,7 @@ describe("createVm", () => {
     expect(reads).toBe(3);
     expect(state.vmid).toBe(probe[1]);
     expect(ctx.progressLines).toContain(
-      `VM ${first} on pve1: waiting for a clone in progress to finish`,
+      `VM ${first} on pve1: waiting for a clone in progress to finish (0 s)`,
     );
   });
 

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { classify } from "../../../provider/api/classify";
 import { PermanentError, TransientError } from "../../../provider/errors";
 import { checkVm } from "../../../provider/operations/check";
 import { createVm } from "../../../provider/operations/create";
@@ -64,6 +65,25 @@ describe("deleteVm", () => {
     await deleteVm(testContext(api), state);
     expect(api.vms.has(state.vmid)).toBe(false);
     expect(api.isosOn("local", "pve1")).toEqual([]);
+  });
+
+  it("joins PVE's classified 403 into one sentence, without a doubled full stop", async () => {
+    const path = "/nodes/pve1/storage/local/content/x";
+    api.failNext(
+      "deleteVolume",
+      classify(
+        "DELETE",
+        path,
+        403,
+        "Permission check failed (/storage/local, Datastore.Allocate)",
+        undefined,
+      ),
+    );
+    const error = await deleteVm(testContext(api), state).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      message: expect.stringContaining("needs the ACL on the token itself. The VM is kept"),
+    });
+    expect((error as Error).message).not.toContain("..");
   });
 
   it("skips a node that is down and still destroys the VM", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClonedVm, type TestClient } from "../support/client.js";
+import { data, startWithClient, startWithClonedVm, type TestClient } from "../support/client.js";
 import { buildIso } from "../support/iso-builder.js";
 import { uploadFile } from "../support/upload.js";
 
@@ -119,5 +119,51 @@ describe("routes/agent", () => {
     await attachSeed({ "meta-data": "local-hostname: &a x\n" });
     await startAndBoot();
     expect(sim.model.vms.get(100)?.guest.seedError).toBe("unsupported YAML construct '&a x'");
+  });
+});
+
+describe("routes/agent with extra guest interfaces", () => {
+  it("lists docker0 before eth0, and an APIPA and a link-local address on eth0", async () => {
+    await api.close();
+    await sim.close();
+    ({ sim, api } = await startWithClonedVm({
+      guestBootMs: 150,
+      guest: { dockerBridge: true, apipa: true },
+    }));
+    await startAndBoot();
+    const result = await interfaces();
+    expect(result.map((i) => i["name"])).toEqual(["lo", "docker0", "eth0"]);
+    const eth0 = result[2]?.["ip-addresses"] as Record<string, unknown>[];
+    expect(eth0.map((a) => a["ip-address"])).toEqual([
+      expect.stringMatching(/^169\.254\./),
+      "10.10.0.100",
+      expect.stringMatching(/^fe80::/),
+    ]);
+  });
+});
+
+describe("DHCP leases over a simulator lifetime", () => {
+  it("gives every VM an address when more VMs are created and destroyed than the pool holds", async () => {
+    await api.close();
+    await sim.close();
+    // A /28 pool holds seven leases; ten VMs go through it one after the other.
+    ({ sim, api } = await startWithClient({ guestBootMs: 20, bridges: { vmbr0: "10.10.0.0/28" } }));
+    const seen: unknown[] = [];
+    for (let i = 0; i < 10; i++) {
+      const vmid = 200 + i;
+      const run = async (method: string, path: string, params?: Record<string, string | number>) =>
+        api.waitTask("pve1", String(data(await api.call(method, path, params))));
+      await run("POST", "/nodes/pve1/qemu/9000/clone", { newid: vmid, name: `vm${vmid}` });
+      await run("POST", `/nodes/pve1/qemu/${vmid}/status/start`);
+      await new Promise((r) => setTimeout(r, 80));
+      const listed = data(
+        await api.get(`/nodes/pve1/qemu/${vmid}/agent/network-get-interfaces`),
+      ) as { result: { name: string; "ip-addresses": { "ip-address": string }[] }[] };
+      seen.push(listed.result.find((nic) => nic.name === "eth0")?.["ip-addresses"][0]);
+      await run("POST", `/nodes/pve1/qemu/${vmid}/status/stop`);
+      await run("DELETE", `/nodes/pve1/qemu/${vmid}`);
+    }
+    expect(seen).toHaveLength(10);
+    for (const lease of seen) expect(lease).toMatchObject({ "ip-address": "10.10.0.8" });
   });
 });
