@@ -6,6 +6,16 @@
  * {@link UNKNOWN} values are accepted here and treated by `diff` as "may change".
  */
 import { z } from "zod";
+import {
+  ipAddress,
+  ipv4Address,
+  ipv4Cidr,
+  ipv6Address,
+  ipv6Cidr,
+  macAddress,
+  searchDomain,
+} from "./formats";
+import { CloudInitInputSchema } from "./seed/inputs";
 
 /** `pulumi.runtime.unknownValue`, as the dynamic-provider host passes it to check and diff. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -55,27 +65,33 @@ const tag = z
     "must start with a letter, digit or underscore and contain only letters, digits, _ - + .",
   );
 
-const mac = z
-  .string()
-  .regex(/^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$/, "must be a MAC address like BC:24:11:00:00:01");
+const ipv4Config = z.union(
+  [z.literal("dhcp"), z.strictObject({ address: ipv4Cidr, gateway: ipv4Address.optional() })],
+  { error: 'must be "dhcp" or { address: "10.0.0.5/24", gateway: "10.0.0.1" }' },
+);
 
-const cidr4 = z
-  .string()
-  .regex(
-    /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/,
-    "must be an IPv4 address with prefix, e.g. 10.0.0.5/24",
-  );
+const ipv6Config = z.union(
+  [
+    z.literal("dhcp"),
+    z.literal("auto"),
+    z.strictObject({ address: ipv6Cidr, gateway: ipv6Address.optional() }),
+  ],
+  { error: 'must be "dhcp", "auto" or { address: "2001:db8::10/64", gateway: "2001:db8::1" }' },
+);
 
-const ipv4Config = z.union([
-  z.literal("dhcp"),
-  z.strictObject({
-    address: cidr4,
-    gateway: z
-      .string()
-      .regex(/^(\d{1,3}\.){3}\d{1,3}$/, "must be an IPv4 address")
-      .optional(),
-  }),
-]);
+/** A whole number with a unit, whose type error says what to write, e.g. `memory: "lots"`. */
+const wholeNumber = (what: string) =>
+  z
+    .number({ error: (issue) => `must be ${what}, got ${kindOf(issue.input)}` })
+    .int(`must be a whole ${what.replace(/^an? /, "")}`);
+
+/** How a value's type is named in a message: "a string", "an array", "null". */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  const type = typeof value;
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
 
 export const networkSchema = z.strictObject({
   bridge: z
@@ -88,18 +104,12 @@ export const networkSchema = z.strictObject({
     .min(1, "VLAN tags are 1 to 4094")
     .max(4094, "VLAN tags are 1 to 4094")
     .optional(),
-  mac: mac.optional(),
+  mac: macAddress.optional(),
   model: z.enum(["virtio", "e1000", "rtl8139", "vmxnet3"]).default("virtio"),
   ipv4: ipv4Config.default("dhcp"),
-  ipv6: z
-    .union([
-      z.literal("dhcp"),
-      z.literal("auto"),
-      z.strictObject({ address: z.string(), gateway: z.string().optional() }),
-    ])
-    .optional(),
-  nameservers: z.array(z.string()).optional(),
-  searchDomains: z.array(z.string()).optional(),
+  ipv6: ipv6Config.optional(),
+  nameservers: z.array(ipAddress).optional(),
+  searchDomains: z.array(searchDomain).optional(),
 });
 
 export const timeoutsSchema = z.strictObject({
@@ -144,23 +154,21 @@ export const vmInputsSchema = z.strictObject({
     .strictObject({ min: vmid, max: vmid })
     .refine((r) => r.max >= r.min, "max must not be below min")
     .default({ min: 10_000, max: 99_999 }),
-  cores: orUnknown(z.number().int().min(1, "at least 1 core").max(512)).optional(),
+  cores: orUnknown(
+    wholeNumber("a number of cores, e.g. 2").min(1, "at least 1 core").max(512, "at most 512"),
+  ).optional(),
   memory: orUnknown(
-    z
-      .number()
-      .int()
+    wholeNumber("a number of MiB, e.g. 2048")
       .min(16, "memory is in MiB, at least 16")
-      .max(16 * 1024 * 1024),
+      .max(16 * 1024 * 1024, "memory is in MiB, at most 16777216"),
   ).optional(),
   diskSize: orUnknown(
-    z
-      .number()
-      .int()
+    wholeNumber("a number of GiB, e.g. 20")
       .min(1, "diskSize is in GiB, at least 1")
-      .max(1024 * 1024),
+      .max(1024 * 1024, "diskSize is in GiB, at most 1048576"),
   ).optional(),
   network: networkSchema.default(networkSchema.parse({})),
-  cloudInit: z.unknown().optional(),
+  cloudInit: CloudInitInputSchema.optional(),
   tags: orUnknown(z.array(tag).max(64)).optional(),
   description: orUnknown(z.string().max(4096, "at most 4096 characters")).optional(),
   started: orUnknown(z.boolean()).default(true),

@@ -9,7 +9,8 @@ export interface CloudInitArgs {
     readonly {
       readonly name: string;
       readonly sshAuthorizedKeys?: readonly string[];
-      readonly sudo?: string;
+      /** `true`: passwordless sudo for everything; a string is one sudoers rule, as written. */
+      readonly sudo?: boolean | string;
       readonly groups?: readonly string[];
       readonly shell?: string;
       readonly lockPassword?: boolean;

@@ -4,13 +4,10 @@
  * known yet is not reported (it will be checked again once known).
  */
 import type { z } from "zod";
-import { containsUnknown, isUnknown, vmInputsSchema } from "../inputs";
-import { validateVmCloudInit } from "./vm-seed";
+import { UNKNOWN, containsUnknown, isUnknown, kindOf, vmInputsSchema } from "../inputs";
+import type { CheckFailure } from "../seed/inputs";
 
-export interface CheckFailure {
-  readonly property: string;
-  readonly reason: string;
-}
+export type { CheckFailure };
 
 export interface CheckResult {
   readonly inputs: Record<string, unknown>;
@@ -25,14 +22,12 @@ export function checkVm(
   const failures: CheckFailure[] = parsed.success
     ? []
     : parsed.error.issues
+        .flatMap(unwrapUnion)
         .filter((issue) => !touchesUnknown(news, issue.path))
-        .map((issue) => ({ property: propertyPath(issue.path), reason: reasonOf(issue, news) }));
+        .flatMap((issue) => failuresOf(issue, news));
 
   if (parsed.success) {
     const inputs = parsed.data;
-    if (inputs.cloudInit !== undefined && !containsUnknown(inputs.cloudInit)) {
-      failures.push(...validateVmCloudInit(inputs.cloudInit));
-    }
     const oldDisk = olds["diskSize"];
     if (
       typeof inputs.diskSize === "number" &&
@@ -52,12 +47,51 @@ export function checkVm(
   return { inputs, failures };
 }
 
-function reasonOf(issue: z.core.$ZodIssue, news: unknown): string {
+/**
+ * When every branch of a union fails, zod reports "Invalid input". A branch that failed only on
+ * the value's shape (Pulumi's unknown sentinel in `orUnknown`, `"dhcp"` beside a static address)
+ * is not what the user meant; when exactly one branch got further, its issues are the mistake.
+ */
+function unwrapUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== "invalid_union") return [issue];
+  const known = issue.errors.filter((branch) => !branch.every(isUnknownLiteral));
+  const meant =
+    known.length === 1
+      ? known
+      : known.filter(
+          (branch) => !branch.every((inner) => inner.path.length === 0 && isShape(inner)),
+        );
+  const [only] = meant;
+  if (meant.length !== 1 || only === undefined) return [issue];
+  return only.flatMap((inner) => unwrapUnion({ ...inner, path: [...issue.path, ...inner.path] }));
+}
+
+const isShape = (issue: z.core.$ZodIssue) =>
+  issue.code === "invalid_value" || issue.code === "invalid_type";
+
+const isUnknownLiteral = (issue: z.core.$ZodIssue) =>
+  issue.code === "invalid_value" && issue.values.includes(UNKNOWN);
+
+function failuresOf(issue: z.core.$ZodIssue, news: unknown): CheckFailure[] {
   if (issue.code === "unrecognized_keys") {
-    return `unknown propert${issue.keys.length > 1 ? "ies" : "y"} ${issue.keys.join(", ")}: check the spelling against the ProxmoxVm docs`;
+    // One failure per key, at the key itself: the engine shows it next to the value written.
+    return issue.keys.map((key) => ({
+      property: propertyPath([...issue.path, key]),
+      reason: `is not a known property${issue.path.length > 0 ? ` of ${propertyPath(issue.path)}` : ""}: check the spelling against the ProxmoxVm docs`,
+    }));
   }
-  if (valueAt(news, issue.path) === undefined) return "is required";
-  return issue.message;
+  const value = valueAt(news, issue.path);
+  const property = propertyPath(issue.path);
+  if (value === undefined) return [{ property, reason: "is required" }];
+  if (issue.code === "invalid_type" && issue.message.startsWith("Invalid input")) {
+    return [
+      {
+        property,
+        reason: `must be ${issue.expected === "object" ? "an object" : `a ${issue.expected}`}, got ${kindOf(value)}`,
+      },
+    ];
+  }
+  return [{ property, reason: issue.message }];
 }
 
 function propertyPath(path: readonly PropertyKey[]): string {

@@ -16,7 +16,7 @@ import { converge, type VmLocation } from "./converge";
 import { findOwnVm } from "./find-own-vm";
 import { observe } from "./observe";
 import { namingOf, type ResolvedInputs } from "./resolved-inputs";
-import { resolveTemplate } from "./resolve-template";
+import { preflight } from "./preflight";
 import { resumableIdentities } from "./resume-list";
 
 /** How many VMIDs from the identity's slot a create may probe (and must inspect, for P4). */
@@ -69,7 +69,8 @@ export async function createVm(
     ctx.progress(`VM ${own.vmid} on ${own.node}: resuming an interrupted create`);
     vm = { node: own.node, vmid: own.vmid };
   } else {
-    const template = await resolveTemplate(ctx, inputs.template, inputs.node);
+    // What only the API can check (node, storages, template) fails here, before anything exists.
+    const template = await preflight(ctx, inputs);
     vm = await cloneNew(ctx, {
       template,
       node: inputs.node,

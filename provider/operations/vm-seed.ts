@@ -7,7 +7,6 @@ import type { NetworkInputs } from "../inputs";
 import { buildSeed } from "../seed/build-seed";
 import { validateCloudInit } from "../seed/inputs";
 import { parseSeedName } from "../seed/seed-name";
-import type { CheckFailure } from "./check";
 
 export interface VmSeedRequest {
   readonly identity: string;
@@ -45,7 +44,7 @@ export function buildVmSeed(request: VmSeedRequest): VmSeed {
   };
   const validated = validateCloudInit({ ...cloudInit, network: [nic] });
   if (!validated.ok) {
-    // check() validated the same inputs; reaching this is a bug, reported with the fields.
+    // check() parsed `network` and `cloudInit` with the same formats; reaching this is a bug.
     throw new Error(
       `invalid cloud-init: ${validated.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`,
     );
@@ -66,12 +65,6 @@ function ipv6Of(ipv6: NonNullable<NetworkInputs["ipv6"]>) {
     addresses: [ipv6.address],
     ...(ipv6.gateway === undefined ? {} : { gateway6: ipv6.gateway }),
   };
-}
-
-/** Check-time validation of the `cloudInit` input, with property paths under `cloudInit`. */
-export function validateVmCloudInit(cloudInit: unknown): CheckFailure[] {
-  const result = validateCloudInit(cloudInit);
-  return result.ok ? [] : [...result.failures];
 }
 
 /** Whether a volume is a seed ISO of the VM with this identity. */

@@ -4,8 +4,15 @@
  * `cloudInit.users[0].name`. User-supplied `#cloud-config` text is checked as YAML here, so a
  * broken document fails before any API call.
  */
-import { isIPv4, isIPv6 } from "node:net";
 import { z } from "zod";
+import {
+  ipAddress,
+  ipCidr,
+  ipv4Address,
+  ipv6Address,
+  macAddress,
+  searchDomain,
+} from "../formats.js";
 import { checkYaml } from "./yaml-check.js";
 
 /** user-data, network-config and vendor-data each stay under this many UTF-8 bytes. */
@@ -61,37 +68,17 @@ const writeFile = z.strictObject({
     .optional(),
 });
 
-const cidr = z.string().refine((value) => {
-  const [address = "", prefix, ...rest] = value.split("/");
-  if (prefix === undefined || rest.length > 0 || !/^\d{1,3}$/.test(prefix)) return false;
-  const bits = Number(prefix);
-  return (isIPv4(address) && bits <= 32) || (isIPv6(address) && bits <= 128);
-}, "must be an address with a prefix length, e.g. 192.0.2.10/24 or 2001:db8::10/64");
-
 const nic = z.strictObject({
-  mac: z
-    .string()
-    .regex(/^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}$/, "must be a MAC address like 52:54:00:12:34:56")
-    .optional(),
+  mac: macAddress.optional(),
   dhcp4: z.boolean().optional(),
   dhcp6: z.boolean().optional(),
-  addresses: z.array(cidr).optional(),
-  gateway4: z
-    .string()
-    .refine((v) => isIPv4(v), "must be an IPv4 address")
-    .optional(),
-  gateway6: z
-    .string()
-    .refine((v) => isIPv6(v), "must be an IPv6 address")
-    .optional(),
+  addresses: z.array(ipCidr).optional(),
+  gateway4: ipv4Address.optional(),
+  gateway6: ipv6Address.optional(),
   nameservers: z
     .strictObject({
-      addresses: z
-        .array(z.string().refine((v) => isIPv4(v) || isIPv6(v), "must be an IP address"))
-        .optional(),
-      search: z
-        .array(z.string().regex(/^(?!-)[A-Za-z0-9.-]{1,253}$/, "must be a domain name"))
-        .optional(),
+      addresses: z.array(ipAddress).optional(),
+      search: z.array(searchDomain).optional(),
     })
     .optional(),
 });
@@ -122,25 +109,51 @@ const userData = z.string().superRefine((text, ctx) => {
 
 const TYPED_USER_DATA = ["users", "sshAuthorizedKeys", "packages", "runcmd", "writeFiles"] as const;
 
+/** What the user writes under `cloudInit`: everything but the network, which is derived. */
+const userFields = {
+  hostname: dnsLabel.optional(),
+  users: z.array(user).optional(),
+  sshAuthorizedKeys: z.array(sshKey).optional(),
+  packages: z
+    .array(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9.+:~=_-]*$/, "must be a package name, optionally =version"),
+    )
+    .optional(),
+  runcmd: z
+    .array(z.union([z.string(), z.array(z.string()).min(1, "must not be an empty argv")]))
+    .optional(),
+  writeFiles: z.array(writeFile).optional(),
+  userData: userData.optional(),
+};
+
+function userDataIsExclusive(
+  value: { readonly userData?: string | undefined } & Record<string, unknown>,
+  ctx: z.RefinementCtx,
+): void {
+  if (value.userData === undefined) return;
+  for (const field of TYPED_USER_DATA) {
+    if (value[field] !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: [field],
+        message: "cannot be combined with userData, which replaces the generated user-data",
+      });
+    }
+  }
+}
+
+/**
+ * The `cloudInit` input of a VM, as `check` parses it. It has no `network`: the seed's network
+ * config is derived from the VM's `network` input, so a `cloudInit.network` is reported as an
+ * unknown field instead of being silently replaced.
+ */
+export const CloudInitInputSchema = z.strictObject(userFields).superRefine(userDataIsExclusive);
+
+/** The whole seed configuration: the user's cloud-init plus the derived NICs. */
 export const CloudInitSchema = z
-  .strictObject({
-    hostname: dnsLabel.optional(),
-    users: z.array(user).optional(),
-    sshAuthorizedKeys: z.array(sshKey).optional(),
-    packages: z
-      .array(
-        z
-          .string()
-          .regex(/^[A-Za-z0-9][A-Za-z0-9.+:~=_-]*$/, "must be a package name, optionally =version"),
-      )
-      .optional(),
-    runcmd: z
-      .array(z.union([z.string(), z.array(z.string()).min(1, "must not be an empty argv")]))
-      .optional(),
-    writeFiles: z.array(writeFile).optional(),
-    userData: userData.optional(),
-    network: z.array(nic).optional(),
-  })
+  .strictObject({ ...userFields, network: z.array(nic).optional() })
   .superRefine((value, ctx) => {
     if (value.network !== undefined && value.network.length > 1) {
       value.network.forEach((n, i) => {
@@ -153,19 +166,11 @@ export const CloudInitSchema = z
         }
       });
     }
-    if (value.userData === undefined) return;
-    for (const field of TYPED_USER_DATA) {
-      if (value[field] !== undefined) {
-        ctx.addIssue({
-          code: "custom",
-          path: [field],
-          message: "cannot be combined with userData, which replaces the generated user-data",
-        });
-      }
-    }
+    userDataIsExclusive(value, ctx);
   });
 
 export type CloudInit = z.infer<typeof CloudInitSchema>;
+export type CloudInitInput = z.infer<typeof CloudInitInputSchema>;
 export type CloudInitUser = z.infer<typeof user>;
 export type CloudInitNic = z.infer<typeof nic>;
 

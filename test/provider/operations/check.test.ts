@@ -43,10 +43,105 @@ describe("checkVm", () => {
   it("rejects a misspelt property instead of ignoring it", () => {
     expect(checkVm({}, { ...valid, core: 2 }).failures).toEqual([
       {
-        property: "",
-        reason: "unknown property core: check the spelling against the ProxmoxVm docs",
+        property: "core",
+        reason: "is not a known property: check the spelling against the ProxmoxVm docs",
       },
     ]);
+  });
+
+  it.each([
+    [
+      { network: { nameservers: ["not an ip!"] } },
+      "network.nameservers[0]",
+      "must be an IP address (IPv4 or IPv6)",
+    ],
+    [
+      { network: { ipv4: { address: "999.1.1.1/24" } } },
+      "network.ipv4.address",
+      "must be an IPv4 address with a prefix length, e.g. 10.0.0.5/24",
+    ],
+    [
+      { network: { ipv4: { address: "10.0.0.5" } } },
+      "network.ipv4.address",
+      "must be an IPv4 address with a prefix length, e.g. 10.0.0.5/24",
+    ],
+    [
+      { network: { ipv4: { address: "10.0.0.5/24", gateway: "10.0.0.256" } } },
+      "network.ipv4.gateway",
+      "must be an IPv4 address",
+    ],
+    [
+      { network: { ipv4: "static" } },
+      "network.ipv4",
+      'must be "dhcp" or { address: "10.0.0.5/24", gateway: "10.0.0.1" }',
+    ],
+    [
+      { network: { ipv6: { address: "10.0.0.5/24" } } },
+      "network.ipv6.address",
+      "must be an IPv6 address with a prefix length, e.g. 2001:db8::10/64",
+    ],
+    [
+      { network: { searchDomains: ["bad domain"] } },
+      "network.searchDomains[0]",
+      "must be a domain name, e.g. example.com",
+    ],
+    [
+      { network: { mac: "52:54:00:12:34" } },
+      "network.mac",
+      "must be a MAC address like BC:24:11:00:00:01",
+    ],
+    [
+      { network: { gateway: "10.0.0.1" } },
+      "network.gateway",
+      "is not a known property of network: check the spelling against the ProxmoxVm docs",
+    ],
+    [{ memory: "lots" }, "memory", "must be a number of MiB, e.g. 2048, got a string"],
+    [{ memory: 2048.5 }, "memory", "must be a whole number of MiB, e.g. 2048"],
+    [{ memory: 8 }, "memory", "memory is in MiB, at least 16"],
+    [{ cores: "two" }, "cores", "must be a number of cores, e.g. 2, got a string"],
+    [{ diskSize: [20] }, "diskSize", "must be a number of GiB, e.g. 20, got an array"],
+    [{ node: 5 }, "node", "must be a string, got a number"],
+    [{ network: "vmbr0" }, "network", "must be an object, got a string"],
+    [
+      { cloudInit: { users: [{ name: "ops", sudo: "ALL=(ALL) ALL\nroot ALL" }] } },
+      "cloudInit.users[0].sudo",
+      "must be one sudoers line",
+    ],
+    [
+      { cloudInit: { users: [{ name: "Ops" }] } },
+      "cloudInit.users[0].name",
+      "must be a POSIX name: a-z _ first, then a-z 0-9 _ -, up to 32",
+    ],
+    [
+      { cloudInit: { network: [{ dhcp4: true }] } },
+      "cloudInit.network",
+      "is not a known property of cloudInit: check the spelling against the ProxmoxVm docs",
+    ],
+    [
+      { cloudInit: { userData: "#cloud-config\npackages: [a]\n", packages: ["b"] } },
+      "cloudInit.packages",
+      "cannot be combined with userData, which replaces the generated user-data",
+    ],
+  ])("rejects %j at the property as written, saying the rule", (bad, property, reason) => {
+    expect(checkVm({}, { ...valid, ...bad }).failures).toEqual([{ property, reason }]);
+  });
+
+  it("accepts what the seed builder accepts: sudo true, IPv6, nameservers of both families", () => {
+    const result = checkVm(
+      {},
+      {
+        ...valid,
+        network: {
+          ipv4: { address: "10.0.0.5/24", gateway: "10.0.0.1" },
+          ipv6: { address: "2001:db8::10/64", gateway: "2001:db8::1" },
+          nameservers: ["10.0.0.1", "2001:db8::53"],
+          searchDomains: ["example.com"],
+        },
+        cloudInit: { users: [{ name: "ops", sudo: true }] },
+      },
+    );
+    expect(result.failures).toEqual([]);
+    expect(result.inputs["cloudInit"]).toEqual({ users: [{ name: "ops", sudo: true }] });
   });
 
   it("refuses a disk shrink before any API call", () => {
@@ -63,5 +158,20 @@ describe("checkVm", () => {
     const result = checkVm({}, { ...valid, node: UNKNOWN, network: { mac: UNKNOWN } });
     expect(result.failures).toEqual([]);
     expect(result.inputs["node"]).toBe(UNKNOWN);
+  });
+
+  it("tolerates unknown values inside cloudInit and network while reporting known mistakes", () => {
+    const result = checkVm(
+      {},
+      {
+        ...valid,
+        memory: UNKNOWN,
+        cloudInit: { users: [{ name: UNKNOWN, sshAuthorizedKeys: UNKNOWN }] },
+        network: { nameservers: [UNKNOWN, "not an ip!"] },
+      },
+    );
+    expect(result.failures).toEqual([
+      { property: "network.nameservers[1]", reason: "must be an IP address (IPv4 or IPv6)" },
+    ]);
   });
 });

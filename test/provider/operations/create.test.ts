@@ -161,7 +161,7 @@ describe("createVm", () => {
     await createVm(testContext(api), inputs);
     await expect(createVm(testContext(api), inputs)).rejects.toMatchObject({
       code: "CONFLICT",
-      message: expect.stringContaining("Set `adopt: true`"),
+      message: expect.stringMatching(/`pulumi-proxmox up` resumes it.*set `adopt: true`/),
     });
   });
 

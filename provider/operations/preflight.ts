@@ -1,0 +1,95 @@
+/**
+ * preflight: what `check` cannot know without the API, asked before anything is cloned, so a
+ * wrong node, storage or template fails with the property to fix instead of leaving a clone
+ * behind. Costs three to four reads: the node list, the node's storage list (one request for
+ * both storages) and the template lookup (the shared cluster listing and the template's config).
+ *
+ * The bridge is not checked: `GET /nodes/{node}/network` needs Sys.Audit on the node, which a
+ * deployment token often lacks, and it does not list SDN vnets; PVE's clone/config rejects an
+ * unknown bridge itself.
+ */
+import type { NodeStorage } from "../api/proxmox-api";
+import type { OperationContext } from "../context";
+import { PermanentError, isPermanent } from "../errors";
+import type { TemplateRef } from "./clone";
+import type { ResolvedInputs } from "./resolved-inputs";
+import { resolveTemplate } from "./resolve-template";
+
+/** Resolves with the template to clone, found on the way, so create does not look it up again. */
+export async function preflight(
+  ctx: OperationContext,
+  inputs: ResolvedInputs,
+): Promise<TemplateRef> {
+  const { node } = inputs;
+  const nodes = await ctx.api.nodes();
+  const found = nodes.find((n) => n.node === node);
+  if (found === undefined) {
+    throw invalid(
+      node,
+      `node: there is no node ${JSON.stringify(node)} in the cluster ` +
+        `(nodes: ${nodes.map((n) => n.node).join(", ") || "none"}). Set node to one of them.`,
+    );
+  }
+  if (found.status !== "online") {
+    throw invalid(
+      node,
+      `node: node ${node} is ${found.status}; a VM cannot be cloned onto it. ` +
+        "Bring the node back online or set node to an online one.",
+    );
+  }
+
+  const storages = await ctx.api.nodeStorages(node);
+  if (inputs.storage !== undefined) {
+    usable(storages, { property: "storage", id: inputs.storage, content: "images", node });
+  }
+  usable(storages, { property: "isoStorage", id: inputs.isoStorage, content: "iso", node });
+
+  try {
+    return await resolveTemplate(ctx, inputs.template, node);
+  } catch (error) {
+    if (!isPermanent(error) || (error.code !== "NOT_FOUND" && error.code !== "INVALID_PARAM")) {
+      throw error;
+    }
+    throw new PermanentError(
+      "INVALID_PARAM",
+      `template: ${error.message}`,
+      { ...error.context, node },
+      { cause: error },
+    );
+  }
+}
+
+function usable(
+  storages: readonly NodeStorage[],
+  want: { property: string; id: string; content: string; node: string },
+): void {
+  const { property, id, content, node } = want;
+  const storage = storages.find((s) => s.storage === id);
+  if (storage === undefined) {
+    throw invalid(
+      node,
+      `${property}: storage ${JSON.stringify(id)} does not exist on node ${node}, or the token ` +
+        `lacks Datastore.Audit on /storage/${id} (storages it sees there: ` +
+        `${storages.map((s) => s.storage).join(", ") || "none"}). ` +
+        `Set ${property} to a storage with ${content} content, or grant the privilege.`,
+    );
+  }
+  if (!storage.enabled || !storage.active) {
+    throw invalid(
+      node,
+      `${property}: storage ${id} is ${storage.enabled ? "not active" : "disabled"} on node ${node}. ` +
+        `Enable it (and check it is mounted or reachable), or set ${property} to another storage.`,
+    );
+  }
+  if (!storage.content.includes(content)) {
+    throw invalid(
+      node,
+      `${property}: storage ${id} on node ${node} does not hold ${content} content ` +
+        `(it holds ${storage.content.join(", ") || "nothing"}). Add ${content} to its content ` +
+        `(Datacenter → Storage → ${id}) or set ${property} to a storage that has it.`,
+    );
+  }
+}
+
+const invalid = (node: string, message: string) =>
+  new PermanentError("INVALID_PARAM", message, { node });
