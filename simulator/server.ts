@@ -27,6 +27,7 @@ export function createApiHandler(
   sim: SimContext,
   router: Router<SimContext>,
   log: RequestLogEntry[],
+  answered: (entry: RequestLogEntry) => void,
   admin: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -51,13 +52,17 @@ export function createApiHandler(
         res.headersSent ? 0 : sendError(res, asPveError(err), sim.options.errorMessageInBody),
       )
       .then((status) => {
-        log.push({
+        const entry: RequestLogEntry = {
           method,
           path: apiPath ?? path,
           status,
           durationMs: Math.round((performance.now() - started) * 1000) / 1000,
           tokenId,
-        });
+        };
+        log.push(entry);
+        // A dropped connection never finishes: it is "answered" (with nothing) now.
+        if (status === 0 || res.writableFinished) answered(entry);
+        else res.once("finish", () => answered(entry));
       })
       .catch(() => undefined);
   };
@@ -89,6 +94,10 @@ async function handle(
   const fault = takeFault(sim.requestFaults, method, path);
   if (fault?.kind === "drop") {
     req.socket.destroy();
+    return 0;
+  }
+  if (fault?.kind === "reset") {
+    req.socket.resetAndDestroy();
     return 0;
   }
   if (fault?.kind === "delay") await sleep(fault.delayMs ?? 0);
