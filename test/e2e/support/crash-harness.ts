@@ -237,16 +237,13 @@ async function judge(
   if (locked.length > 0)
     return { outcome: "leak", detail: `config lock on VM ${locked.join(", ")}` };
 
-  for (const args of destroyed
-    ? [["refresh"], ["preview"]]
-    : [["refresh"], ["preview"], ["destroy"]]) {
-    const result = await run([
-      ...args,
-      "--yes",
-      ...(args[0] === "preview" ? [] : ["--skip-preview"]),
-    ]);
-    if (result.code !== 0)
+  const checks = [["refresh", "--yes", "--skip-preview"], ["preview"]];
+  if (!destroyed) checks.push(["destroy", "--yes", "--skip-preview"]);
+  for (const args of checks) {
+    const result = await run(args);
+    if (result.code !== 0) {
       return { outcome: "unmanageable", detail: `${args[0]}: ${firstError(result)}` };
+    }
   }
   if (guestVms(sim).length > 0 || seedIsos(sim).length > 0) {
     return {
