@@ -128,11 +128,17 @@ async function prepare(
   return operation === "create" ? undefined : createVm(ctx, inputs());
 }
 
-function run(ctx: OperationContext, operation: FaultOperation, state: VmState | undefined) {
+/** Runs the operation; resolves to the VM's new state, or undefined once it is deleted. */
+async function run(
+  ctx: OperationContext,
+  operation: FaultOperation,
+  state: VmState | undefined,
+): Promise<VmState | undefined> {
   if (operation === "create") return createVm(ctx, inputs());
   if (state === undefined) throw new Error(`${operation} needs a state`);
   if (operation === "update") return updateVm(ctx, state, inputs(UPDATED));
-  return deleteVm(ctx, state);
+  await deleteVm(ctx, state);
+  return undefined;
 }
 
 /** The request kinds (and task types) a clean run of `operation` makes, in first-use order. */
@@ -299,7 +305,7 @@ async function convergesClean(
   sim: Simulator,
   ctx: OperationContext,
   operation: FaultOperation,
-  rerun: () => Promise<VmState | void>,
+  rerun: () => Promise<VmState | undefined>,
 ): Promise<string[]> {
   try {
     const result = await rerun();
@@ -311,7 +317,7 @@ async function convergesClean(
       problems.push(`re-run left seeds [${seedIsos(sim).join(", ")}]`);
     const locked = guestVms(sim).filter((v) => sim.model.vms.get(v)?.config["lock"] !== undefined);
     if (locked.length > 0) problems.push(`config lock left on VM ${locked.join(", ")}`);
-    if (result) await deleteVm(ctx, result);
+    if (result !== undefined) await deleteVm(ctx, result);
     if (guestVms(sim).length + seedIsos(sim).length > 0)
       problems.push("delete after the re-run left something");
     return problems;
