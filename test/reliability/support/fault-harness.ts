@@ -266,9 +266,11 @@ export async function runFaultRow(
       observed = !hit ? "not reached" : again > 1 ? "retried" : "tolerated";
     } catch (error) {
       if (error instanceof VmInitError && target.operation !== "delete") {
-        const partial = parseVmState(error.properties);
+        const properties = error.properties;
         const goal = inputs(target.operation === "update" ? UPDATED : {});
-        rerun = () => updateVm(ctx, partial, goal);
+        // Parsed inside the re-run, as runtime.update parses the engine's olds: a partial
+        // state it cannot read is the row's finding, not the harness's crash.
+        rerun = () => updateVm(ctx, parseVmState(properties), goal);
       }
       const typed = typedError(error);
       observed = `failed ${typed?.code ?? "untyped"}`;
@@ -322,7 +324,8 @@ async function convergesClean(
       problems.push("delete after the re-run left something");
     return problems;
   } catch (error) {
-    return [`re-run failed: ${(error as Error).message.split("\n")[0]?.slice(0, 140)}`];
+    const text = (error as Error).message.replace(/\s+/g, " ");
+    return [`re-run failed: ${text.slice(0, 140)}`];
   }
 }
 
