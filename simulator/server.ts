@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { TokenStore } from "./auth/tokens.js";
 import type { RequestFault, SimContext } from "./context.js";
@@ -68,6 +69,20 @@ export function createApiHandler(
   };
 }
 
+/**
+ * Sends a TCP RST. A TLS socket cannot reset itself (its handle is the TLS layer), so the reset
+ * goes to the TCP socket under it.
+ */
+function resetConnection(socket: Socket): void {
+  const tcp = (socket as Socket & { _parent?: Socket | null })._parent ?? socket;
+  try {
+    tcp.resetAndDestroy();
+  } catch {
+    socket.destroy();
+  }
+  socket.destroy();
+}
+
 function takeFault(faults: RequestFault[], method: string, path: string): RequestFault | undefined {
   const index = faults.findIndex(
     (f) => (f.method === undefined || f.method === method) && f.path.test(path),
@@ -97,7 +112,7 @@ async function handle(
     return 0;
   }
   if (fault?.kind === "reset") {
-    req.socket.resetAndDestroy();
+    resetConnection(req.socket);
     return 0;
   }
   if (fault?.kind === "delay") await sleep(fault.delayMs ?? 0);

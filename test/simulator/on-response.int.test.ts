@@ -1,3 +1,4 @@
+import { Agent, fetch } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator, type RequestLogEntry, type Simulator } from "../../simulator";
 
@@ -5,9 +6,13 @@ describe("the simulator's onResponse hook and reset fault", () => {
   let sim: Simulator;
   afterEach(() => sim.close());
 
+  // A pinned CA, as the provider's client does.
   const get = (path: string) =>
     fetch(`${sim.url}/api2/json${path}`, {
       headers: { authorization: `PVEAPIToken=${sim.apiToken}` },
+      ...(sim.caCertPem === ""
+        ? {}
+        : { dispatcher: new Agent({ connect: { ca: sim.caCertPem } }) }),
     });
 
   it("reports each answered request with its log entry, until the listener is removed", async () => {
@@ -33,17 +38,20 @@ describe("the simulator's onResponse hook and reset fault", () => {
     expect(logLengthAtAnswer).toEqual([1, 2, 3]);
   });
 
-  it("resets the connection of a matching request and reports it with status 0", async () => {
-    sim = await startSimulator({ tls: false });
-    const seen: number[] = [];
-    sim.onResponse((entry) => seen.push(entry.status));
-    sim.faults.resetRequests({ path: "^/version$" });
-    const error = await get("/version").then(
-      () => undefined,
-      (e: unknown) => e as Error & { cause?: { code?: string } },
-    );
-    expect(error?.cause?.code).toBe("ECONNRESET");
-    expect((await get("/version")).status).toBe(200);
-    expect(seen).toEqual([0, 200]);
-  });
+  it.each([false, true])(
+    "resets the connection of a matching request (TLS %s) and reports it with status 0",
+    async (tls) => {
+      sim = await startSimulator({ tls });
+      const seen: number[] = [];
+      sim.onResponse((entry) => seen.push(entry.status));
+      sim.faults.resetRequests({ path: "^/version$" });
+      const error = await get("/version").then(
+        () => undefined,
+        (e: unknown) => e as Error & { cause?: { code?: string } },
+      );
+      expect(error?.cause?.code).toBe("ECONNRESET");
+      expect((await get("/version")).status).toBe(200);
+      expect(seen).toEqual([0, 200]);
+    },
+  );
 });
