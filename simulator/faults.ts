@@ -16,7 +16,7 @@ export class Faults {
   constructor(private readonly sim: SimContext) {}
 
   private add(
-    kind: "fail" | "delay" | "drop",
+    kind: "fail" | "delay" | "drop" | "reset",
     match: RequestMatch,
     extra: { status?: number; message?: string; delayMs?: number },
   ): void {
@@ -42,6 +42,14 @@ export class Faults {
   /** The next matching requests get their connection closed without an answer. */
   dropRequests(match: RequestMatch): void {
     this.add("drop", match, {});
+  }
+
+  /**
+   * The next matching requests get their connection reset (a TCP RST, `ECONNRESET` on the
+   * client) before any answer, as a proxy or a crashing pveproxy worker would.
+   */
+  resetRequests(match: RequestMatch): void {
+    this.add("reset", match, {});
   }
 
   /** Requests for `/nodes/<node>/…` get 595 (unreachable) or 596 (timed out) with an empty body. */

@@ -61,6 +61,14 @@ export interface Simulator {
   readonly faults: Faults;
   readonly requestLog: readonly RequestLogEntry[];
   clearRequestLog(): void;
+  /**
+   * Calls `listener` each time an API request has been answered: on the response's `finish`
+   * (the whole answer is handed to the socket), or at once for a dropped or reset connection.
+   * It gets the request's log entry, synchronously, before the server reads another request
+   * from this process's event loop — so a test can kill the client right after answer k.
+   * Returns a function that removes the listener.
+   */
+  onResponse(listener: (entry: RequestLogEntry) => void): () => void;
   readonly model: SimulatorModel;
   /** Adds a token with the given ACLs; returns `user@realm!name=secret`. */
   addToken(tokenId: string, acls: readonly Acl[]): string;
@@ -125,7 +133,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const faults = new Faults(sim);
   const requestLog: RequestLogEntry[] = [];
   const admin = createAdminHandler({ faults, requestLog, snapshot: () => snapshot(cluster) });
-  const handler = createApiHandler(sim, buildRouter(), requestLog, admin);
+  const responseListeners = new Set<(entry: RequestLogEntry) => void>();
+  const answered = (entry: RequestLogEntry): void => {
+    for (const listener of [...responseListeners]) listener(entry);
+  };
+  const handler = createApiHandler(sim, buildRouter(), requestLog, answered, admin);
   const server: Server = tls
     ? createHttpsServer({ cert: tls.certPem, key: tls.keyPem }, handler)
     : createHttpServer(handler);
@@ -147,6 +159,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     faults,
     requestLog,
     clearRequestLog: () => void (requestLog.length = 0),
+    onResponse: (listener) => {
+      responseListeners.add(listener);
+      return () => void responseListeners.delete(listener);
+    },
     model: {
       vms: cluster.vms,
       volumes: (node, storage) => cluster.volumesIn(node, storage),

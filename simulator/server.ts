@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { TokenStore } from "./auth/tokens.js";
 import type { RequestFault, SimContext } from "./context.js";
@@ -27,6 +28,7 @@ export function createApiHandler(
   sim: SimContext,
   router: Router<SimContext>,
   log: RequestLogEntry[],
+  answered: (entry: RequestLogEntry) => void,
   admin: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -51,16 +53,34 @@ export function createApiHandler(
         res.headersSent ? 0 : sendError(res, asPveError(err), sim.options.errorMessageInBody),
       )
       .then((status) => {
-        log.push({
+        const entry: RequestLogEntry = {
           method,
           path: apiPath ?? path,
           status,
           durationMs: Math.round((performance.now() - started) * 1000) / 1000,
           tokenId,
-        });
+        };
+        log.push(entry);
+        // A dropped connection never finishes: it is "answered" (with nothing) now.
+        if (status === 0 || res.writableFinished) answered(entry);
+        else res.once("finish", () => answered(entry));
       })
       .catch(() => undefined);
   };
+}
+
+/**
+ * Sends a TCP RST. A TLS socket cannot reset itself (its handle is the TLS layer), so the reset
+ * goes to the TCP socket under it.
+ */
+function resetConnection(socket: Socket): void {
+  const tcp = (socket as Socket & { _parent?: Socket | null })._parent ?? socket;
+  try {
+    tcp.resetAndDestroy();
+  } catch {
+    socket.destroy();
+  }
+  socket.destroy();
 }
 
 function takeFault(faults: RequestFault[], method: string, path: string): RequestFault | undefined {
@@ -89,6 +109,10 @@ async function handle(
   const fault = takeFault(sim.requestFaults, method, path);
   if (fault?.kind === "drop") {
     req.socket.destroy();
+    return 0;
+  }
+  if (fault?.kind === "reset") {
+    resetConnection(req.socket);
     return 0;
   }
   if (fault?.kind === "delay") await sleep(fault.delayMs ?? 0);

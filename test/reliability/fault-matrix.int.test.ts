@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeSharedDispatchers } from "../../provider/api/dispatcher-registry";
+import {
+  documentedRetries,
+  faultTargets,
+  formatFaultTable,
+  runFaultRow,
+  type Fault,
+  type FaultOperation,
+  type FaultTarget,
+} from "./support/fault-harness";
+
+/**
+ * A sample of the fault matrix (the bench runs every request kind × every fault): the requests
+ * that change something, each with the faults a real cluster produces there. The timeout fault
+ * waits out the client's 60 s request timeout, so it runs only in the bench.
+ */
+const SAMPLE: [FaultOperation, RegExp, Fault[]][] = [
+  ["create", /^POST .*\/clone$/, ["401", "403", "500", "595", "596", "reset"]],
+  ["create", /^GET .*\/tasks\/\{qmclone\}\/status$/, ["task failure"]],
+  ["create", /^POST .*\/upload$/, ["500", "reset"]],
+  ["update", /^(PUT|POST) .*\/config$/, ["403", "500", "595"]],
+  ["delete", /^DELETE .*\/qemu\/\{vmid\}$/, ["403", "596", "reset"]],
+];
+
+describe("one fault on one request, through the provider's runtime over HTTP", () => {
+  const targets = new Map<FaultOperation, FaultTarget[]>();
+  const docs = documentedRetries();
+  beforeAll(async () => {
+    for (const operation of new Set(SAMPLE.map(([op]) => op))) {
+      targets.set(operation, await faultTargets(operation));
+    }
+  });
+  afterAll(() => closeSharedDispatchers());
+
+  const rows = SAMPLE.flatMap(([op, kind, faults]) => faults.map((f) => [op, kind, f] as const));
+  it.each(rows)(
+    "%s: %s with %s is classed as documented, explained, and a re-run converges cleanly",
+    async (operation, kind, fault) => {
+      const target = targets.get(operation)?.find((t) => kind.test(t.kind));
+      expect(target, `no ${String(kind)} in a clean ${operation}`).toBeDefined();
+      if (target === undefined) return;
+      const row = await runFaultRow(target, fault, docs);
+      console.log(formatFaultTable([row]));
+      expect(row.observed).not.toBe("not reached");
+      expect(row.problems).toEqual([]);
+    },
+  );
+});

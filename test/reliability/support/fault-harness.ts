@@ -1,0 +1,346 @@
+/**
+ * The fault matrix: every request kind an operation makes (from a clean run's request log) ×
+ * a set of faults, each injected once, through the provider's real runtime over HTTP. A row
+ * checks the error's class against the documented contract (the table in docs/errors.md, parsed
+ * here, never classify() itself), the message, and that a fault-free re-run converges with
+ * nothing leaked. Shared by test/reliability/fault-matrix.int.test.ts and bench/faults.ts.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { OperationContext } from "../../../provider/context";
+import { checkVm } from "../../../provider/operations/check";
+import { createVm } from "../../../provider/operations/create";
+import { deleteVm } from "../../../provider/operations/delete";
+import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
+import { updateVm } from "../../../provider/operations/update";
+import { buildContext } from "../../../provider/runtime";
+import { parseVmState, type VmState } from "../../../provider/state/vm-state";
+import { VmInitError } from "../../../provider/vm-init-error";
+import { startSimulator, type Simulator } from "../../../simulator";
+import { requestKind } from "../../e2e/support/crash-harness";
+import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
+import { repoRoot } from "../../e2e/support/paths";
+
+export const FAULT_OPERATIONS = ["create", "update", "delete"] as const;
+export type FaultOperation = (typeof FAULT_OPERATIONS)[number];
+
+export const FAULTS = [
+  "401",
+  "403",
+  "500",
+  "595",
+  "596",
+  "timeout",
+  "reset",
+  "task failure",
+] as const;
+export type Fault = (typeof FAULTS)[number];
+
+/** The error code each fault must surface as: what PVE (or the network) sends, per docs/errors.md. */
+const FAULT_CODE: Record<Fault, string> = {
+  "401": "AUTH",
+  "403": "FORBIDDEN",
+  "500": "SERVER",
+  "595": "UNAVAILABLE",
+  "596": "UNAVAILABLE",
+  timeout: "TIMEOUT",
+  reset: "NETWORK",
+  "task failure": "TASK_FAILED",
+};
+
+/** The client's default request timeout (HttpProxmoxApi) plus a margin: the "timeout" fault. */
+const TIMEOUT_DELAY_MS = 62_000;
+
+const PRIVILEGE = "VM.Allocate";
+
+/** `code → retried?` from the table in docs/errors.md: "yes…" is retried, anything else not. */
+export function documentedRetries(): Map<string, boolean> {
+  const text = fs.readFileSync(path.join(repoRoot, "docs", "errors.md"), "utf8");
+  const table = new Map<string, boolean>();
+  for (const line of text.split("\n")) {
+    const cells = line.split("|").map((c) => c.trim());
+    // | CODE | kind | retried |
+    if (cells.length >= 5 && /^[A-Z_]+$/.test(cells[1] ?? "")) {
+      table.set(cells[1] ?? "", /^yes/.test(cells[3] ?? ""));
+    }
+  }
+  if (table.size === 0) throw new Error("docs/errors.md has no code table");
+  return table;
+}
+
+const inputs = (extra: Record<string, unknown> = {}) =>
+  checkVm(
+    {},
+    {
+      identity: { project: "faults", stack: "matrix", name: "vm" },
+      node: "pve1",
+      template: 9000,
+      cores: 1,
+      memory: 512,
+      cloudInit: { packages: ["htop"] },
+      ...extra,
+    },
+  ).inputs as ResolvedInputs;
+
+const UPDATED = { cores: 2, cloudInit: { packages: ["curl"] } };
+
+/** One request kind of an operation, or one task type (for the task-failure fault). */
+export interface FaultTarget {
+  readonly operation: FaultOperation;
+  readonly kind: string;
+  /** For a task status kind: the task type, which `failTasks` matches. */
+  readonly taskType: string | undefined;
+  /** The path as the clean run sent it: which node and VM the message must name. */
+  readonly example: string;
+}
+
+export interface FaultRow extends FaultTarget {
+  readonly fault: Fault;
+  readonly expectedCode: string;
+  readonly expectedRetried: boolean;
+  /** What happened: `failed CODE`, `retried`, `tolerated`, or `not reached`. */
+  readonly observed: string;
+  /** Empty when the row holds; otherwise every broken check. */
+  readonly problems: readonly string[];
+}
+
+interface Rig {
+  readonly sim: Simulator;
+  readonly ctx: OperationContext;
+}
+
+async function rig(): Promise<Rig> {
+  const sim = await startSimulator({ listingLagMs: 100 });
+  const config: Record<string, string> = {
+    "proxmox:endpoint": sim.url,
+    "proxmox:apiToken": sim.apiToken,
+    "proxmox:caCert": sim.caCertPem,
+  };
+  const ctx = buildContext({ get: (key) => config[key] });
+  return { sim, ctx: { ...ctx, progress: () => undefined, warn: () => undefined } };
+}
+
+/** Brings the simulator to the operation's starting point; returns the state the operation needs. */
+async function prepare(
+  ctx: OperationContext,
+  operation: FaultOperation,
+): Promise<VmState | undefined> {
+  return operation === "create" ? undefined : createVm(ctx, inputs());
+}
+
+/** Runs the operation; resolves to the VM's new state, or undefined once it is deleted. */
+async function run(
+  ctx: OperationContext,
+  operation: FaultOperation,
+  state: VmState | undefined,
+): Promise<VmState | undefined> {
+  if (operation === "create") return createVm(ctx, inputs());
+  if (state === undefined) throw new Error(`${operation} needs a state`);
+  if (operation === "update") return updateVm(ctx, state, inputs(UPDATED));
+  await deleteVm(ctx, state);
+  return undefined;
+}
+
+/** The request kinds (and task types) a clean run of `operation` makes, in first-use order. */
+export async function faultTargets(operation: FaultOperation): Promise<FaultTarget[]> {
+  const { sim, ctx } = await rig();
+  try {
+    const state = await prepare(ctx, operation);
+    sim.clearRequestLog();
+    await run(ctx, operation, state);
+    const first = new Map<string, string>();
+    for (const entry of sim.requestLog)
+      if (!first.has(requestKind(entry))) first.set(requestKind(entry), entry.path);
+    return [...first].map(([kind, example]) => ({
+      operation,
+      kind,
+      example,
+      taskType: /\/tasks\/\{([a-z]+)\}\/status$/.exec(kind)?.[1],
+    }));
+  } finally {
+    await sim.close();
+  }
+}
+
+/** `GET /nodes/{node}/qemu/{vmid}/status/current` → its method and a path regex. */
+function matchOf(kind: string): { method: string; path: RegExp } {
+  const [method = "GET", pattern = ""] = kind.split(" ");
+  const source = pattern
+    .split(/(\{[a-z]+\})/)
+    .map((part) => {
+      if (part === "{node}") return "[^/]+";
+      if (part === "{vmid}") return "\\d+";
+      if (part === "{volid}") return ".+";
+      if (/^\{[a-z]+\}$/.test(part)) return `UPID:[^/]*:${part.slice(1, -1)}:[^/]*`;
+      return part.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+    })
+    .join("");
+  return { method, path: new RegExp(`^${source}$`) };
+}
+
+function inject(sim: Simulator, target: FaultTarget, fault: Fault, vmid: number): void {
+  const match = matchOf(target.kind);
+  switch (fault) {
+    case "401":
+      return sim.faults.failRequests(match, 401, "authentication failure");
+    case "403":
+      return sim.faults.failRequests(
+        match,
+        403,
+        `Permission check failed (/vms/${vmid}, ${PRIVILEGE})`,
+      );
+    case "500":
+      return sim.faults.failRequests(match, 500, "simulated failure");
+    case "595":
+      return sim.faults.failRequests(match, 595, "No route to host");
+    case "596":
+      return sim.faults.failRequests(match, 596, "Connection timed out");
+    case "timeout":
+      return sim.faults.delayRequests(match, TIMEOUT_DELAY_MS);
+    case "reset":
+      return sim.faults.resetRequests(match);
+    case "task failure":
+      return sim.faults.failTasks({ type: target.taskType ?? "" }, "simulated task failure");
+  }
+}
+
+/** Whether a fault applies to a target: task failures only to the task types. */
+export function applies(target: FaultTarget, fault: Fault): boolean {
+  return fault === "task failure" ? target.taskType !== undefined : true;
+}
+
+interface Coded {
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+}
+
+/** The typed error inside a thrown value (a VmInitError wraps it as `cause`). */
+function typedError(error: unknown): { code: string; message: string } | undefined {
+  for (
+    let e = error as Coded | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as Coded, depth++
+  ) {
+    if (typeof e.code === "string" && typeof e.message === "string")
+      return { code: e.code, message: e.message };
+  }
+  return undefined;
+}
+
+const ADVICE =
+  /\b(check|grant|retried|retry|run|fix|read|pick|free|watch|see|clear|raise|report|set)\b/i;
+
+/** Runs one row on a fresh simulator and judges it. */
+export async function runFaultRow(
+  target: FaultTarget,
+  fault: Fault,
+  docs: ReadonlyMap<string, boolean>,
+): Promise<FaultRow> {
+  const expectedCode = FAULT_CODE[fault];
+  const expectedRetried = docs.get(expectedCode) ?? false;
+  const problems: string[] = [];
+  const { sim, ctx } = await rig();
+  try {
+    const state = await prepare(ctx, target.operation);
+    const vmid = state?.vmid ?? 0;
+    const match = matchOf(target.kind);
+    const before = sim.requestLog.length;
+    inject(sim, target, fault, vmid);
+    let observed: string;
+    // What the engine does next: a create or update that failed after the VM existed
+    // (VmInitError) is finished by an update of the partial state it recorded.
+    let rerun = () => run(ctx, target.operation, state);
+    try {
+      await run(ctx, target.operation, state);
+      const after = sim.requestLog.slice(before);
+      const again = after.filter(
+        (e) => match.method === e.method && match.path.test(e.path),
+      ).length;
+      const hit =
+        fault === "task failure"
+          ? [...sim.model.tasks.values()].some((t) =>
+              String(t.exitstatus).includes("simulated task failure"),
+            )
+          : again > 0;
+      observed = !hit ? "not reached" : again > 1 ? "retried" : "tolerated";
+    } catch (error) {
+      if (error instanceof VmInitError && target.operation !== "delete") {
+        const properties = error.properties;
+        const goal = inputs(target.operation === "update" ? UPDATED : {});
+        // Parsed inside the re-run, as runtime.update parses the engine's olds: a partial
+        // state it cannot read is the row's finding, not the harness's crash.
+        rerun = () => updateVm(ctx, parseVmState(properties), goal);
+      }
+      const typed = typedError(error);
+      observed = `failed ${typed?.code ?? "untyped"}`;
+      if (typed === undefined) problems.push(`untyped error: ${String(error)}`);
+      else {
+        if (typed.code !== expectedCode)
+          problems.push(`code ${typed.code}, documented ${expectedCode}`);
+        if (expectedRetried) problems.push("not retried, documented as retried");
+        const message = typed.message;
+        const node = /^\/nodes\/([^/]+)/.exec(target.example)?.[1];
+        if (node !== undefined && !message.includes(node))
+          problems.push(`message does not name node ${node}`);
+        const vm =
+          /\/qemu\/(\d+)/.exec(target.example)?.[1] ?? (vmid === 0 ? undefined : String(vmid));
+        if (vm !== undefined && !message.includes(vm))
+          problems.push(`message does not name VM ${vm}`);
+        if (fault === "403" && !message.includes(PRIVILEGE))
+          problems.push(`message does not name ${PRIVILEGE}`);
+        if (!ADVICE.test(message)) problems.push("message does not say what to do");
+      }
+    }
+    sim.faults.clear();
+    if (observed === "retried" && !expectedRetried)
+      problems.push("retried, documented as not retried");
+    problems.push(...(await convergesClean(sim, ctx, target.operation, rerun)));
+    return { ...target, fault, expectedCode, expectedRetried, observed, problems };
+  } finally {
+    await sim.close();
+  }
+}
+
+/** A fault-free re-run of the operation, then what it leaves (VMs, seeds, locks). */
+async function convergesClean(
+  sim: Simulator,
+  ctx: OperationContext,
+  operation: FaultOperation,
+  rerun: () => Promise<VmState | undefined>,
+): Promise<string[]> {
+  try {
+    const result = await rerun();
+    const problems: string[] = [];
+    const expected = operation === "delete" ? 0 : 1;
+    if (guestVms(sim).length !== expected)
+      problems.push(`re-run left VMs [${guestVms(sim).join(", ")}]`);
+    if (seedIsos(sim).length !== expected)
+      problems.push(`re-run left seeds [${seedIsos(sim).join(", ")}]`);
+    const locked = guestVms(sim).filter((v) => sim.model.vms.get(v)?.config["lock"] !== undefined);
+    if (locked.length > 0) problems.push(`config lock left on VM ${locked.join(", ")}`);
+    if (result !== undefined) await deleteVm(ctx, result);
+    if (guestVms(sim).length + seedIsos(sim).length > 0)
+      problems.push("delete after the re-run left something");
+    return problems;
+  } catch (error) {
+    const text = (error as Error).message.replace(/\s+/g, " ");
+    return [`re-run failed: ${text.slice(0, 140)}`];
+  }
+}
+
+export function formatFaultTable(rows: readonly FaultRow[]): string {
+  const header = ["OPERATION", "REQUEST", "FAULT", "DOCUMENTED", "OBSERVED", "VERDICT"];
+  const cells = rows.map((r) => [
+    r.operation,
+    r.kind,
+    r.fault,
+    `${r.expectedCode} ${r.expectedRetried ? "retried" : "not retried"}`,
+    r.observed,
+    r.problems.length === 0 ? "ok" : r.problems.join("; "),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? "").length)));
+  const line = (c: string[]) =>
+    c.map((x, i) => (i === c.length - 1 ? x : x.padEnd(widths[i] ?? 0))).join("  ");
+  return [line(header), ...cells.map(line)].join("\n");
+}
