@@ -7,16 +7,19 @@
  *
  * This subpath is a state contract: it must keep its name and its exports forever.
  */
+import type * as EngineWatch from "./engine-watch";
 import type * as Runtime from "./runtime";
-import { installEngineWatch } from "./engine-watch";
 
 type Props = Record<string, unknown>;
 
 // A plain `require` here (not an import) keeps the runtime out of the program's process. Only
 // the provider process calls it, so that is where the engine watch starts: the provider exits
-// when the engine that started it is gone, instead of running on as an orphan.
+// when the engine that started it is gone, instead of running on as an orphan. Both stay plain
+// `require`s: an imported binding would be walked by Pulumi's closure serializer wherever the
+// module is not loaded from node_modules (tests, a linked checkout).
 const runtime = (): typeof Runtime => {
-  installEngineWatch();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require("./engine-watch") as typeof EngineWatch).installEngineWatch();
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require("./runtime") as typeof Runtime;
 };
