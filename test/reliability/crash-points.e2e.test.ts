@@ -8,14 +8,14 @@ import {
 } from "../e2e/support/crash-harness";
 
 /**
- * A sample of the crash points (the bench runs all of them): per operation, the requests that
- * change something — the clone, the seed upload, the start, the migration — and the last one.
+ * A sample of the crash points that fits CI's time (`npm run bench:crash` runs every request of
+ * every operation, replace and move-back included): a create killed after its clone POST and
+ * after its last request (marked complete, not yet saved), an update killed after the re-seed's
+ * upload, and a delete killed after its last request.
  */
-const SAMPLE: Record<Operation, { patterns: RegExp[]; last: boolean }> = {
+const SAMPLE: Partial<Record<Operation, { patterns: RegExp[]; last: boolean }>> = {
   create: { patterns: [/^POST .*\/clone$/], last: true },
   update: { patterns: [/^POST .*\/upload$/], last: false },
-  replace: { patterns: [/^POST .*\/status\/start$/], last: false },
-  "move-back": { patterns: [/^POST .*\/migrate$/], last: false },
   delete: { patterns: [], last: true },
 };
 
@@ -24,7 +24,8 @@ describe("a pulumi run killed right after request k, then recovered as a user wo
     "leaves %s with the expected VMs and seeds, no lock, a manageable state and no process",
     async (operation) => {
       const points = await crashPoints(operation);
-      const sample = samplePoints(points, SAMPLE[operation].patterns, SAMPLE[operation].last);
+      const { patterns, last } = SAMPLE[operation] ?? { patterns: [], last: false };
+      const sample = samplePoints(points, patterns, last);
       expect(sample.length).toBeGreaterThan(0);
       for (const point of sample) {
         const result = await runCrashPoint(point);

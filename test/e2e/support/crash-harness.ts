@@ -188,7 +188,7 @@ async function runScenario(
     tree.stopWatching();
     await tree.gone();
 
-    const recovery = await recover(scenario.command, run);
+    const recovery = await recover(scenario.command, run, dir, engine.env);
     if (recovery.code !== 0) return { outcome: firstError(recovery), detail: "recovery failed" };
     return await judge(
       sim,
@@ -205,16 +205,24 @@ async function runScenario(
   }
 }
 
-/** The recovery a user runs: the same command again, after `pulumi cancel` if the stack is locked. */
+/**
+ * The recovery a user runs, as the guide documents it: `pulumi cancel` if the killed run left
+ * the stack locked, then `pulumi-proxmox up` (or `destroy`) with the same flags. That entry
+ * reads the stack's pending creates, so a VM killed between "marked complete" and the engine's
+ * checkpoint is resumed instead of refused.
+ */
 async function recover(
   command: readonly string[],
   run: (args: string[]) => Promise<CliResult>,
+  dir: string,
+  env: NodeJS.ProcessEnv,
 ): Promise<CliResult> {
-  const args = [...command, "--yes", "--skip-preview"];
-  let result = await run(args);
+  const [verb, ...flags] = command;
+  const viaBin = () => runBin([verb ?? "up", "--stack", "dev", ...flags], dir, env);
+  let result = await viaBin();
   if (result.code !== 0 && /locked/i.test(result.stderr + result.stdout)) {
     await run(["cancel", "--yes"]);
-    result = await run(args);
+    result = await viaBin();
   }
   return result;
 }

@@ -249,10 +249,16 @@ export async function runFaultRow(
     inject(sim, target, fault, vmid);
     let observed: string;
     // What the engine does next: a create or update that failed after the VM existed
-    // (VmInitError) is finished by an update of the partial state it recorded.
+    // (VmInitError) is finished by an update of the partial state it recorded; one that
+    // succeeded is recorded, and the next `up` updates it to the same goal (never a second
+    // create); a failure before any VM existed is run again as it was.
     let rerun = () => run(ctx, target.operation, state);
     try {
-      await run(ctx, target.operation, state);
+      const done = await run(ctx, target.operation, state);
+      if (done !== undefined) {
+        const goal = inputs(target.operation === "update" ? UPDATED : {});
+        rerun = () => updateVm(ctx, done, goal);
+      }
       const after = sim.requestLog.slice(before);
       const again = after.filter(
         (e) => match.method === e.method && match.path.test(e.path),
