@@ -103,25 +103,50 @@ export function requestHaState(sim: SimContext, vmid: number, state: "started" |
   scheduleCrm(sim, vmid);
 }
 
+/**
+ * HA resources whose start or stop worker is still running. Like pve-ha-manager's LRM, which
+ * runs at most one worker per service, a CRM round that finds one in flight leaves the service
+ * alone; the worker's end brings it to the requested state, or the next round does.
+ */
+const workerInFlight = new WeakSet<object>();
+
 /** One CRM round for the VM after `haCrmDelayMs`: brings the VM to its requested state. */
 export function scheduleCrm(sim: SimContext, vmid: number): void {
   void sim.tasks.sleep(sim.options.haCrmDelayMs).then(() => {
     const resource = sim.cluster.ha.managed(vmid);
     const vm = sim.cluster.vms.get(vmid);
-    if (resource === undefined || vm === undefined) return;
+    if (resource === undefined || vm === undefined || workerInFlight.has(resource)) return;
     const wanted =
       resource.state === "stopped" || resource.state === "disabled" ? "stopped" : "started";
+    const worker = (work: () => Promise<void>) => async () => {
+      try {
+        await work();
+      } finally {
+        workerInFlight.delete(resource);
+      }
+      // A state requested while the worker ran is acted on now (a failed worker is not
+      // retried: the service stays where it is, as a real one in `error` would).
+      const after = sim.cluster.vms.get(vmid);
+      const still = sim.cluster.ha.managed(vmid);
+      if (still === undefined || after === undefined) return;
+      const stop = still.state === "stopped" || still.state === "disabled";
+      if (stop === (after.status === "running")) scheduleCrm(sim, vmid);
+    };
     if (wanted === "started" && vm.status !== "running") {
       resource.crmState = "started";
+      workerInFlight.add(resource);
       sim.tasks.start(vm.node, "qmstart", String(vmid), "root@pam", (ctx) =>
-        startWorker(sim, vm.node, vmid, ctx),
+        worker(() => startWorker(sim, vm.node, vmid, ctx))(),
       );
     } else if (wanted === "stopped" && vm.status === "running") {
       resource.crmState = "request_stop";
-      sim.tasks.start(vm.node, "qmstop", String(vmid), "root@pam", async (ctx) => {
-        await stopWorker(sim, vm.node, vmid, ctx);
-        resource.crmState = "stopped";
-      });
+      workerInFlight.add(resource);
+      sim.tasks.start(vm.node, "qmstop", String(vmid), "root@pam", (ctx) =>
+        worker(async () => {
+          await stopWorker(sim, vm.node, vmid, ctx);
+          resource.crmState = "stopped";
+        })(),
+      );
     } else {
       resource.crmState = wanted;
     }

@@ -11,12 +11,14 @@ import {
  * A sample of the crash points that fits CI's time (`npm run bench:crash` runs every request of
  * every operation, replace and move-back included): a create killed after its clone POST and
  * after its last request (marked complete, not yet saved), an update killed after the re-seed's
- * upload, and a delete killed after its last request.
+ * upload, and a delete killed after its destroy request. (A kill right after a delete's last
+ * request can land while Pulumi's file backend writes its checkpoint and tear it: see
+ * docs/known-limits.md. The bench keeps that point.)
  */
 const SAMPLE: Partial<Record<Operation, { patterns: RegExp[]; last: boolean }>> = {
   create: { patterns: [/^POST .*\/clone$/], last: true },
   update: { patterns: [/^POST .*\/upload$/], last: false },
-  delete: { patterns: [], last: true },
+  delete: { patterns: [/^DELETE .*\/qemu\/[^/]+$/], last: false },
 };
 
 describe("a pulumi run killed right after request k, then recovered as a user would", () => {
