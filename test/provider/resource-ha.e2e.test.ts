@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
+import { leftoverProcesses, untilNoneLeft } from "../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 
 const oneVm = `
@@ -9,25 +9,6 @@ const { ProxmoxVm } = require("pulumi-proxmox");
 const vm = new ProxmoxVm("ha", { node: "pve1", template: 9000, cores: 1, memory: 512 });
 exports.vmid = vm.vmid;
 `;
-
-/** Dynamic-provider processes still running in the stack's directory (Linux /proc). */
-function providersIn(dir: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (
-        cmdline.includes("pulumi-resource-pulumi-nodejs") &&
-        readlinkSync(`/proc/${entry}/cwd`) === dir
-      )
-        pids.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return pids;
-}
 
 describe("ProxmoxVm under HA, through the real engine", () => {
   let sim: Simulator;
@@ -55,7 +36,9 @@ describe("ProxmoxVm under HA, through the real engine", () => {
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
     expect(sim.model.haResources()).toEqual([]);
-    expect(providersIn(dir)).toEqual([]);
+    // Every process the engine started for this stack (its PULUMI_HOME marks them) is gone.
+    await untilNoneLeft(engine.marker);
+    expect(leftoverProcesses(engine.marker)).toEqual([]);
 
     const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
     expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
