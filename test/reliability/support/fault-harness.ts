@@ -53,19 +53,70 @@ const TIMEOUT_DELAY_MS = 62_000;
 
 const PRIVILEGE = "VM.Allocate";
 
-/** `code → retried?` from the table in docs/errors.md: "yes…" is retried, anything else not. */
-export function documentedRetries(): Map<string, boolean> {
+/** The transient faults: whether each provably had no effect (docs/errors.md, "had no effect"). */
+const TRANSIENT_FAULTS: Partial<Record<Fault, { readonly noEffect: boolean }>> = {
+  "595": { noEffect: true },
+  "596": { noEffect: false },
+  timeout: { noEffect: false },
+  reset: { noEffect: false },
+};
+
+/** How docs/errors.md's "What is retried" table answers for one request. */
+export type DocumentedRetry = "always" | "no effect only" | "never";
+
+/**
+ * `request name → retried?` from the "What is retried" table in docs/errors.md, the one place
+ * the contract is written. A row like `DELETE VM, DELETE volume` names two requests; a
+ * parenthesis after a name only explains it.
+ */
+export function documentedRetries(): Map<string, DocumentedRetry> {
   const text = fs.readFileSync(path.join(repoRoot, "docs", "errors.md"), "utf8");
-  const table = new Map<string, boolean>();
-  for (const line of text.split("\n")) {
+  const section = text.split(/^## What is retried$/m)[1]?.split(/^## /m)[0] ?? "";
+  const table = new Map<string, DocumentedRetry>();
+  for (const line of section.split("\n")) {
     const cells = line.split("|").map((c) => c.trim());
-    // | CODE | kind | retried |
-    if (cells.length >= 5 && /^[A-Z_]+$/.test(cells[1] ?? "")) {
-      table.set(cells[1] ?? "", /^yes/.test(cells[3] ?? ""));
-    }
+    if (cells.length < 4 || !/^(every )?[A-Z]+ /.test(cells[1] ?? "")) continue;
+    const answer = cells[2] ?? "";
+    const retry: DocumentedRetry = /^always\b/.test(answer)
+      ? "always"
+      : /^only when the first had no effect\b/.test(answer)
+        ? "no effect only"
+        : "never";
+    const names = (cells[1] ?? "").replace(/\([^)]*\)/g, "").split(",");
+    for (const name of names) table.set(name.trim(), retry);
   }
-  if (table.size === 0) throw new Error("docs/errors.md has no code table");
+  if (table.size === 0) throw new Error('docs/errors.md has no "What is retried" table');
   return table;
+}
+
+/** The name the docs table gives a request kind, e.g. `DELETE /nodes/{node}/qemu/{vmid}` → `DELETE VM`. */
+export function requestName(kind: string): string {
+  const [method = "", pattern = ""] = kind.split(" ");
+  const last = pattern.split("/").at(-1) ?? "";
+  if (method === "GET") {
+    if (/\/tasks\/\{[a-z]+\}\/status$/.test(pattern)) return "GET task status";
+    if (pattern.endsWith("/agent/network-get-interfaces")) return "GET guest interfaces";
+    return "every GET";
+  }
+  if (method === "DELETE") return last === "{volid}" ? "DELETE volume" : "DELETE VM";
+  // The client sets config with POST (PVE's asynchronous form); a PUT is the same change.
+  if (last === "config") return "POST config";
+  return `${method} ${last}`;
+}
+
+/** Whether the docs say `fault` on `kind` is retried; a permanent fault never is. */
+export function documentedRetried(
+  docs: ReadonlyMap<string, DocumentedRetry>,
+  kind: string,
+  fault: Fault,
+): boolean {
+  const transient = TRANSIENT_FAULTS[fault];
+  if (transient === undefined) return false;
+  const name = requestName(kind);
+  const retry = docs.get(name);
+  if (retry === undefined)
+    throw new Error(`docs/errors.md "What is retried" has no row for ${name}`);
+  return retry === "always" || (retry === "no effect only" && transient.noEffect);
 }
 
 const inputs = (extra: Record<string, unknown> = {}) =>
@@ -235,10 +286,10 @@ const ADVICE =
 export async function runFaultRow(
   target: FaultTarget,
   fault: Fault,
-  docs: ReadonlyMap<string, boolean>,
+  docs: ReadonlyMap<string, DocumentedRetry>,
 ): Promise<FaultRow> {
   const expectedCode = FAULT_CODE[fault];
-  const expectedRetried = docs.get(expectedCode) ?? false;
+  const expectedRetried = documentedRetried(docs, target.kind, fault);
   const problems: string[] = [];
   const { sim, ctx } = await rig();
   try {
