@@ -140,3 +140,21 @@ export function isPermanent(value: unknown): value is PermanentError {
 export function hasCode(value: unknown, code: ErrorCode): value is ProxmoxError {
   return isProxmoxError(value) && value.code === code;
 }
+
+/**
+ * `error` restated for the VM it happened to, when the request's path names only a node or a
+ * storage (a seed upload, a storage listing): the message leads with the VM and node and what
+ * was being done; the kind, code and PVE's message are kept. Anything else is returned as it is.
+ */
+export function aboutVm(
+  error: unknown,
+  vm: { readonly node: string; readonly vmid: number },
+  doing: string,
+): unknown {
+  if (!isProxmoxError(error)) return error;
+  const message = `VM ${vm.vmid} on node ${vm.node}: ${doing} failed: ${error.message}`;
+  const context = { ...error.context, node: vm.node, vmid: vm.vmid };
+  return error.transient
+    ? new TransientError(error.code, message, context, { cause: error })
+    : new PermanentError(error.code, message, context, { cause: error });
+}

@@ -19,7 +19,7 @@ import {
   PermanentError,
   TransientError,
   hasCode,
-  isProxmoxError,
+  aboutVm,
   isTransient,
   type ProxmoxError,
 } from "../errors";
@@ -212,14 +212,11 @@ async function inspectTarget(
 
 /** The error, named after the target VM and node rather than the template the UPID names. */
 function onTarget(error: unknown, request: CloneNewRequest, vmid: number): unknown {
-  if (!isProxmoxError(error)) return error;
-  const message =
-    `VM ${vmid} on node ${request.node}: cloning template ${request.template.vmid} ` +
-    `(node ${request.template.node}) failed: ${error.message}`;
-  const context = { ...error.context, node: request.node, vmid };
-  return isTransient(error)
-    ? new TransientError(error.code, message, context, { cause: error })
-    : new PermanentError(error.code, message, context, { cause: error });
+  return aboutVm(
+    error,
+    { node: request.node, vmid },
+    `cloning template ${request.template.vmid} (node ${request.template.node})`,
+  );
 }
 
 function elapsed(ctx: OperationContext, since: number): string {

@@ -5,7 +5,7 @@
  * a node that is down or lacks the storage is skipped.
  */
 import type { OperationContext } from "../context";
-import { PermanentError, isPermanent, isTransient } from "../errors";
+import { PermanentError, aboutVm, isPermanent, isTransient } from "../errors";
 import { buildVmSeed, isSeedOf, type VmSeed, type VmSeedRequest } from "./vm-seed";
 
 export type { VmSeed, VmSeedRequest };
@@ -27,8 +27,16 @@ export async function ensureSeedUploaded(
   budgetMs: number,
 ): Promise<string> {
   const volid = `${where.isoStorage}:iso/${seed.filename}`;
-  const present = await ctx.api.storageContent(where.node, where.isoStorage, "iso");
-  if (!present.some((v) => v.volid === volid)) await upload(ctx, where, seed, budgetMs);
+  const present = await ctx.api
+    .storageContent(where.node, where.isoStorage, "iso")
+    .catch((error) => {
+      throw aboutVm(error, where, `listing the seeds on storage ${where.isoStorage}`);
+    });
+  if (!present.some((v) => v.volid === volid)) {
+    await upload(ctx, where, seed, budgetMs).catch((error) => {
+      throw aboutVm(error, where, `uploading seed ${seed.filename} to ${where.isoStorage}`);
+    });
+  }
   if (where.identity !== undefined) {
     const identity = where.identity;
     const stale = present

@@ -4,13 +4,18 @@ import type { OperationContext } from "../../../provider/context";
 import { checkVm } from "../../../provider/operations/check";
 import { createVm } from "../../../provider/operations/create";
 import { deleteVm } from "../../../provider/operations/delete";
+import { updateVm } from "../../../provider/operations/update";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
 import { buildContext } from "../../../provider/runtime";
+import { parseVmState } from "../../../provider/state/vm-state";
+import { VmInitError } from "../../../provider/vm-init-error";
 
-const inputs = checkVm(
-  {},
-  { identity: { project: "int", stack: "seed", name: "web" }, node: "pve1", template: 9000 },
-).inputs as ResolvedInputs;
+const news = {
+  identity: { project: "int", stack: "seed", name: "web" },
+  node: "pve1",
+  template: 9000,
+};
+const inputs = checkVm({}, news).inputs as ResolvedInputs;
 
 describe("seed-step against the simulator", () => {
   let sim: Simulator;
@@ -52,6 +57,56 @@ describe("seed-step against the simulator", () => {
     expect(contentListings()).toBe(listingsForFirst);
 
     await deleteVm(ctx, second);
+    expect(isos()).toEqual([]);
+    expect([...sim.model.vms.keys()].filter((vmid) => vmid < 9000)).toEqual([]);
+  });
+
+  it("names the VM and node when the new seed's upload is refused, and the next update finishes", async () => {
+    const vm = await createVm(ctx, inputs);
+    const changed = checkVm({}, { ...news, cloudInit: { packages: ["curl"] } });
+    sim.faults.failRequests(
+      { method: "POST", path: /\/storage\/local\/upload$/ },
+      403,
+      "Permission check failed (/storage/local, Datastore.AllocateTemplate)",
+    );
+    const refused = await updateVm(ctx, vm, changed.inputs as ResolvedInputs).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(VmInitError);
+    const cause = (refused as VmInitError).cause;
+    expect(cause).toMatchObject({ code: "FORBIDDEN", context: { node: "pve1", vmid: vm.vmid } });
+    expect(String(cause)).toMatch(
+      new RegExp(
+        `VM ${vm.vmid} on node pve1: uploading seed .* failed: .*Datastore.AllocateTemplate`,
+      ),
+    );
+
+    // What the engine does next: an update of the partial state the failed update recorded.
+    const partial = parseVmState((refused as VmInitError).properties);
+    const updated = await updateVm(ctx, partial, changed.inputs as ResolvedInputs);
+    expect(isos()).toEqual([updated.seedVolid]);
+    await deleteVm(ctx, updated);
+    expect(isos()).toEqual([]);
+    expect([...sim.model.vms.keys()].filter((vmid) => vmid < 9000)).toEqual([]);
+  });
+
+  it("names the VM and node when the seed listing fails", async () => {
+    sim.faults.failRequests(
+      { method: "GET", path: /\/storage\/local\/content$/ },
+      500,
+      "storage 'local' is not online",
+    );
+    const failed = await createVm(ctx, inputs).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(VmInitError);
+    expect(String((failed as VmInitError).cause)).toMatch(
+      /VM \d+ on node pve1: listing the seeds on storage local failed: /,
+    );
+
+    // What the engine does next: an update of the partial state the failed create recorded.
+    const partial = parseVmState((failed as VmInitError).properties);
+    const finished = await updateVm(ctx, partial, inputs);
+    expect(isos()).toEqual([finished.seedVolid]);
+    await deleteVm(ctx, finished);
     expect(isos()).toEqual([]);
     expect([...sim.model.vms.keys()].filter((vmid) => vmid < 9000)).toEqual([]);
   });
