@@ -56,8 +56,14 @@ export async function deleteVm(ctx: OperationContext, state: VmState): Promise<v
       await ctx.waitForTask(vm.node, upid, { budgetMs: budget, step: `${label}: destroying` });
     });
   } catch (error) {
-    // Gone midway (someone else finished the job): the goal is reached.
-    if (hasCode(error, "NOT_FOUND")) return;
+    // Gone midway (someone else, or our own earlier request whose answer was lost, finished the
+    // job): the goal is reached, whether PVE says so in the answer or in the task's exit.
+    if (hasCode(error, "NOT_FOUND") || goneInTask(error)) return;
     throw error;
   }
+}
+
+/** A stop or destroy task that failed because the VM's config no longer exists. */
+function goneInTask(error: unknown): boolean {
+  return hasCode(error, "TASK_FAILED") && error.context.taskErrorCode === "NOT_FOUND";
 }

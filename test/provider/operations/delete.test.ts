@@ -121,6 +121,16 @@ describe("deleteVm", () => {
     await expect(deleteVm(testContext(api), state)).resolves.toBeUndefined();
   });
 
+  it("counts a destroy task that finds the VM already destroyed as success", async () => {
+    // A destroy whose answer was lost is sent again; the repeat's task meets the first one's work.
+    api.taskOutcomes.push(
+      "OK",
+      "OK",
+      `Configuration file 'nodes/pve1/qemu-server/${state.vmid}.conf' does not exist`,
+    );
+    await expect(deleteVm(testContext(api), state)).resolves.toBeUndefined();
+  });
+
   it("cleans the seed of a VM that is already gone", async () => {
     api.vms.delete(state.vmid);
     await deleteVm(testContext(api), state);
