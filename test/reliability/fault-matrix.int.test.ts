@@ -20,7 +20,10 @@ const SAMPLE: [FaultOperation, RegExp, Fault[]][] = [
   ["create", /^GET .*\/tasks\/\{qmclone\}\/status$/, ["task failure"]],
   ["create", /^POST .*\/upload$/, ["500", "reset"]],
   ["update", /^(PUT|POST) .*\/config$/, ["403", "500", "595"]],
+  ["update", /^POST .*\/upload$/, ["403"]],
+  ["update", /^GET .*\/storage\/[^/]+\/content$/, ["500"]],
   ["delete", /^DELETE .*\/qemu\/\{vmid\}$/, ["403", "596", "reset"]],
+  ["delete", /^GET .*\/tasks\/\{qmdestroy\}\/status$/, ["task failure"]],
 ];
 
 describe("one fault on one request, through the provider's runtime over HTTP", () => {

@@ -297,6 +297,9 @@ export async function runFaultRow(
     const vmid = state?.vmid ?? 0;
     const match = matchOf(target.kind);
     const before = sim.requestLog.length;
+    const tasksBefore = [...sim.model.tasks.values()].filter(
+      (t) => t.type === target.taskType,
+    ).length;
     inject(sim, target, fault, vmid);
     let observed: string;
     // What the engine does next: a create or update that failed after the VM existed
@@ -314,13 +317,17 @@ export async function runFaultRow(
       const again = after.filter(
         (e) => match.method === e.method && match.path.test(e.path),
       ).length;
-      const hit =
+      // A task is polled several times by nature: for a task failure, "retried" means the
+      // task was dispatched again, not that its status was asked twice.
+      const tasks = [...sim.model.tasks.values()].filter((t) => t.type === target.taskType);
+      const [hit, repeats] =
         fault === "task failure"
-          ? [...sim.model.tasks.values()].some((t) =>
-              String(t.exitstatus).includes("simulated task failure"),
-            )
-          : again > 0;
-      observed = !hit ? "not reached" : again > 1 ? "retried" : "tolerated";
+          ? [
+              tasks.some((t) => String(t.exitstatus).includes("simulated task failure")),
+              tasks.length - tasksBefore,
+            ]
+          : [again > 0, again];
+      observed = !hit ? "not reached" : repeats > 1 ? "retried" : "tolerated";
     } catch (error) {
       if (error instanceof VmInitError && target.operation !== "delete") {
         const properties = error.properties;
