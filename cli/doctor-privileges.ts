@@ -24,7 +24,7 @@ export interface RequirementInput {
 }
 
 /** The name of the role `doctor` tells the admin to create. */
-export const ROLE_NAME = "PulumiProxmox";
+const ROLE_NAME = "PulumiProxmox";
 
 export function requirements(input: RequirementInput): Requirement[] {
   const out: Requirement[] = [];

@@ -20,7 +20,6 @@ export interface OwnVm {
   readonly node: string;
   readonly vmid: number;
   readonly mark: Mark;
-  readonly config: VmConfig;
 }
 
 export interface FindOwnVmRequest {
@@ -51,7 +50,7 @@ export async function findOwnVm(
     if (config === undefined) continue;
     const mark = readMark(config.description);
     if (mark?.id === request.identity) {
-      return { node: vm.node, vmid: vm.vmid, mark, config };
+      return { node: vm.node, vmid: vm.vmid, mark };
     }
   }
   return undefined;

@@ -11,8 +11,14 @@ import { repoRoot } from "../e2e/support/paths";
  */
 const OUTSIDE_REFERENCE = /STYLE\.md|reference\.md|\.\.\/shared|seed report|\b(?:CR|P|F)\d+\b/;
 
-/** The capture-comparison test reads recordings beside the checkout and says when it skipped. */
-const ALLOWED = new Set(["test/simulator/conformance.int.test.ts"]);
+/**
+ * The capture-comparison test reads recordings beside the checkout and says when it skipped;
+ * this file names the patterns it looks for.
+ */
+const ALLOWED = new Set([
+  "test/simulator/conformance.int.test.ts",
+  "test/package/self-contained.test.ts",
+]);
 
 const TEXT = /\.(?:ts|mts|js|md|sh|json|go)$|^\.ci\//;
 
