@@ -9,7 +9,7 @@ import { afterAll, it } from "vitest";
 import { closeSharedDispatchers } from "../provider/api/dispatcher-registry";
 import {
   applies,
-  documentedRetries,
+  documentedContract,
   FAULT_OPERATIONS,
   FAULTS,
   faultTargets,
@@ -21,7 +21,7 @@ import {
 afterAll(() => closeSharedDispatchers());
 
 it("runs every request kind × fault and prints the table", async () => {
-  const docs = documentedRetries();
+  const docs = documentedContract();
   const rows: FaultRow[] = [];
   const slow: Promise<FaultRow>[] = [];
   for (const operation of FAULT_OPERATIONS) {

@@ -1,8 +1,8 @@
 /**
  * The fault matrix: every request kind an operation makes (from a clean run's request log) ×
  * a set of faults, each injected once, through the provider's real runtime over HTTP. A row
- * checks the error's class against the documented contract (the table in docs/errors.md, parsed
- * here, never classify() itself), the message, and that a fault-free re-run converges with
+ * checks the error's class against the documented contract (the two tables in docs/errors.md,
+ * parsed here, never classify() itself), the message, and that a fault-free re-run converges with
  * nothing leaked. Shared by test/reliability/fault-matrix.int.test.ts and bench/faults.ts.
  */
 import * as fs from "node:fs";
@@ -53,19 +53,82 @@ const TIMEOUT_DELAY_MS = 62_000;
 
 const PRIVILEGE = "VM.Allocate";
 
-/** `code → retried?` from the table in docs/errors.md: "yes…" is retried, anything else not. */
-export function documentedRetries(): Map<string, boolean> {
+/** What the documented contract says a row must do with a transient fault. */
+export type Expected = "retried" | "not retried" | "inspected";
+
+/**
+ * The contract in docs/errors.md, parsed, never taken from the code: the per-code table says
+ * whether a code is transient (retried at all); the "What is retried" table says, per request,
+ * how far a repeat is safe.
+ */
+export interface DocumentedContract {
+  /** `code → retried?` from the code table: "yes…" is retried, anything else not. */
+  readonly codes: ReadonlyMap<string, boolean>;
+  /** Request label (first cell, backticks dropped) → its "Retried on a transient answer?" cell. */
+  readonly requests: ReadonlyMap<string, string>;
+}
+
+export function documentedContract(): DocumentedContract {
   const text = fs.readFileSync(path.join(repoRoot, "docs", "errors.md"), "utf8");
-  const table = new Map<string, boolean>();
+  const codes = new Map<string, boolean>();
+  const requests = new Map<string, string>();
+  let section = "";
   for (const line of text.split("\n")) {
-    const cells = line.split("|").map((c) => c.trim());
+    if (line.startsWith("## ")) section = line.slice(3).trim();
+    const cells = line.split("|").map((c) => c.trim().replace(/`/g, ""));
+    if (cells.length < 4 || /^-+$/.test(cells[1] ?? "")) continue;
     // | CODE | kind | retried |
-    if (cells.length >= 5 && /^[A-Z_]+$/.test(cells[1] ?? "")) {
-      table.set(cells[1] ?? "", /^yes/.test(cells[3] ?? ""));
+    if (section === "" && /^[A-Z_]+$/.test(cells[1] ?? "")) {
+      codes.set(cells[1] ?? "", /^yes/.test(cells[3] ?? ""));
+    }
+    // | request | retried on a transient answer? | a repeat counts as success when |
+    if (section === "What is retried" && cells[1] !== "Request") {
+      requests.set(cells[1] ?? "", cells[2] ?? "");
     }
   }
-  if (table.size === 0) throw new Error("docs/errors.md has no code table");
-  return table;
+  if (codes.size === 0) throw new Error("docs/errors.md has no code table");
+  if (requests.size === 0) throw new Error('docs/errors.md has no "What is retried" table');
+  return { codes, requests };
+}
+
+/**
+ * Which row of the "What is retried" table a request kind falls under, by the row label's
+ * start. The harness's one fact about the docs' wording; first match wins.
+ */
+const REQUEST_ROWS: readonly (readonly [RegExp, string])[] = [
+  [/^GET .*\/tasks\/\{[a-z]+\}\/status$/, "GET task status"],
+  [/^GET /, "every GET"],
+  [/^(POST|PUT) .*\/qemu\/\{vmid\}\/config$/, "POST config (same keys"],
+  [/^PUT .*\/resize$/, "PUT resize"],
+  [/^DELETE /, "DELETE VM, DELETE volume"],
+  [/\/status\/start$/, "POST start"],
+  [/\/status\/(stop|shutdown)$/, "POST stop, POST shutdown"],
+  [/\/upload$/, "POST upload"],
+  [/\/clone$/, "POST clone"],
+  [/\/status\/reboot$|\/migrate$/, "POST reboot, POST migrate"],
+];
+
+/**
+ * Faults that provably had no effect, as the docs define it ("595 (pveproxy could not reach
+ * the node)"); a 596, a reset or a timeout after the request was sent may have been applied.
+ */
+const NO_EFFECT_FAULTS: ReadonlySet<Fault> = new Set(["595"]);
+
+/** What the docs say a request kind must do with a fault. */
+export function expectedFor(contract: DocumentedContract, kind: string, fault: Fault): Expected {
+  if (contract.codes.get(FAULT_CODE[fault]) !== true) return "not retried";
+  const label = REQUEST_ROWS.find(([pattern]) => pattern.test(kind))?.[1];
+  const cell = [...contract.requests].find(([row]) => label && row.startsWith(label))?.[1];
+  if (cell === undefined)
+    throw new Error(`docs/errors.md has no "What is retried" row for ${kind}`);
+  if (/^always/.test(cell)) return "retried";
+  // A task wait repeats its status request through transient answers.
+  if (/^no:.*polls through/.test(cell)) return "retried";
+  if (/^only when the first had no effect/.test(cell)) {
+    if (NO_EFFECT_FAULTS.has(fault)) return "retried";
+    return /otherwise clone\.ts decides/.test(cell) ? "inspected" : "not retried";
+  }
+  return "not retried";
 }
 
 const inputs = (extra: Record<string, unknown> = {}) =>
@@ -97,7 +160,7 @@ export interface FaultTarget {
 export interface FaultRow extends FaultTarget {
   readonly fault: Fault;
   readonly expectedCode: string;
-  readonly expectedRetried: boolean;
+  readonly expected: Expected;
   /** What happened: `failed CODE`, `retried`, `tolerated`, or `not reached`. */
   readonly observed: string;
   /** Empty when the row holds; otherwise every broken check. */
@@ -235,10 +298,10 @@ const ADVICE =
 export async function runFaultRow(
   target: FaultTarget,
   fault: Fault,
-  docs: ReadonlyMap<string, boolean>,
+  contract: DocumentedContract,
 ): Promise<FaultRow> {
   const expectedCode = FAULT_CODE[fault];
-  const expectedRetried = docs.get(expectedCode) ?? false;
+  const expected = expectedFor(contract, target.kind, fault);
   const problems: string[] = [];
   const { sim, ctx } = await rig();
   try {
@@ -284,7 +347,9 @@ export async function runFaultRow(
       else {
         if (typed.code !== expectedCode)
           problems.push(`code ${typed.code}, documented ${expectedCode}`);
-        if (expectedRetried) problems.push("not retried, documented as retried");
+        if (expected === "retried") problems.push("not retried, documented as retried");
+        if (expected === "inspected")
+          problems.push("failed, documented as inspected and finished (clone.ts decides)");
         const message = typed.message;
         const node = /^\/nodes\/([^/]+)/.exec(target.example)?.[1];
         if (node !== undefined && !message.includes(node))
@@ -299,10 +364,10 @@ export async function runFaultRow(
       }
     }
     sim.faults.clear();
-    if (observed === "retried" && !expectedRetried)
+    if (observed === "retried" && expected === "not retried")
       problems.push("retried, documented as not retried");
     problems.push(...(await convergesClean(sim, ctx, target.operation, rerun)));
-    return { ...target, fault, expectedCode, expectedRetried, observed, problems };
+    return { ...target, fault, expectedCode, expected, observed, problems };
   } finally {
     await sim.close();
   }
@@ -341,7 +406,7 @@ export function formatFaultTable(rows: readonly FaultRow[]): string {
     r.operation,
     r.kind,
     r.fault,
-    `${r.expectedCode} ${r.expectedRetried ? "retried" : "not retried"}`,
+    `${r.expectedCode} ${r.expected}`,
     r.observed,
     r.problems.length === 0 ? "ok" : r.problems.join("; "),
   ]);
