@@ -31,7 +31,7 @@ export interface StackSelection {
 }
 
 /** Loads `@pulumi/pulumi/automation` as the project in `cwd` resolves it. */
-export function loadAutomation(cwd: string): AutomationModule {
+function loadAutomation(cwd: string): AutomationModule {
   const errors: string[] = [];
   for (const from of [path.join(path.resolve(cwd), "package.json"), __filename]) {
     try {

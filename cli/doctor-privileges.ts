@@ -1,6 +1,6 @@
 /**
  * The privileges the provider's operations need, on the ACL paths PVE checks them
- * (reference.md §7), and how to read a token's effective privileges on a path from
+ * (as pve-access-control and qemu-server check them), and how to read a token's effective privileges on a path from
  * `GET /access/permissions`. Pure.
  */
 import type { Permissions } from "../provider/api/proxmox-api";
@@ -24,7 +24,7 @@ export interface RequirementInput {
 }
 
 /** The name of the role `doctor` tells the admin to create. */
-export const ROLE_NAME = "PulumiProxmox";
+const ROLE_NAME = "PulumiProxmox";
 
 export function requirements(input: RequirementInput): Requirement[] {
   const out: Requirement[] = [];

@@ -157,7 +157,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
 }
 
 /** The table and the closing lines. */
-export function formatDoctor(report: DoctorReport): string {
+function formatDoctor(report: DoctorReport): string {
   const width = Math.max(5, ...report.checks.map((c) => c.name.length));
   const row = (status: string, name: string, detail: string) =>
     `${status.padEnd(6)}  ${name.padEnd(width)}  ${detail}`;

@@ -92,7 +92,7 @@ export async function runEngineCommand(
  * The engine's own error diagnostics when it sent any; otherwise the `error:` lines of the CLI's
  * output that the automation API packs into its message, or the message's first line.
  */
-export function errorText(error: unknown, diagnostics: readonly string[]): string {
+function errorText(error: unknown, diagnostics: readonly string[]): string {
   if (diagnostics.length > 0) return [...new Set(diagnostics)].join("\n");
   const message = error instanceof Error ? error.message : String(error);
   const lines = message

@@ -25,7 +25,7 @@ const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 export const SECRET = "[secret]";
 
 /** The value with every secret inside it replaced by `[secret]`: reports never show one. */
-export function redactSecrets(value: unknown): unknown {
+function redactSecrets(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactSecrets);
   if (value === null || typeof value !== "object") return value;
   if (SECRET_SIG in value) return SECRET;

@@ -30,11 +30,6 @@ export interface SeedIso {
   readonly owner: string;
 }
 
-/** Every VM that carries a mark; unmarked VMs and templates are never returned. */
-export async function markedVms(api: ProxmoxApi): Promise<MarkedVm[]> {
-  return (await scanVms(api)).marked;
-}
-
 export interface VmScan {
   readonly marked: MarkedVm[];
   /** Every ISO volid some VM (marked or not) has in a drive, e.g. `local:iso/pp-….iso`. */
@@ -115,7 +110,7 @@ interface SeedDeployment {
   };
 }
 
-export function stateSeedsIn(state: SeedDeployment): StateSeeds {
+function stateSeedsIn(state: SeedDeployment): StateSeeds {
   const volids = new Set<string>();
   for (const resource of state.deployment?.resources ?? []) {
     const volid = resource.outputs?.["seedVolid"];

@@ -204,7 +204,7 @@ function sweepContext(api: ProxmoxApi, progress: (line: string) => void): Operat
   });
 }
 
-export function formatSweep(report: SweepReport): string {
+function formatSweep(report: SweepReport): string {
   const lines = [
     `Owned by the given stacks: ${report.ownedIdentities} identities, ${report.ownedVms} marked VM(s) left alone.`,
   ];

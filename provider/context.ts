@@ -23,7 +23,7 @@ export interface OperationContext {
   listVms(options?: { fresh?: boolean }): Promise<readonly ClusterVm[]>;
   /** Waits for a task with adaptive polling; rejects with TASK_FAILED, TIMEOUT or ABORTED. */
   waitForTask(node: string, upid: Upid, options: TaskWaitOptions): Promise<TaskOutcome>;
-  /** FIFO lock per key for this process; keys: "vmid", then "vm:<vmid>". */
+  /** FIFO lock per key for this process; keys: "vmid" and "vm:<vmid>". */
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** One line the user sees in the engine's output; says which step a VM is on. */
   progress(message: string): void;

@@ -1,5 +1,5 @@
 /**
- * The package's error model (STYLE.md §3.4): two kinds, Permanent and Transient, and a stable
+ * The package's error model (docs/design.md, "One error model"): two kinds, Permanent and Transient, and a stable
  * `code` that says what happened. Only `api/classify.ts` reads PVE's text to pick one; everyone
  * else branches on `code` or {@link isTransient}. Messages never carry the API token: they are
  * built from the method, the path without its query, the status and PVE's own message.

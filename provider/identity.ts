@@ -3,9 +3,9 @@
  * template, disk storage, ISO storage). Everything that finds "our" VM keys on it:
  *
  * - the VM name and the first VMID to probe are derived from it, so a retried create after a
- *   crash lands on the same VM (closes the seed report's P4);
+ *   crash lands on the same VM;
  * - a change of placement changes it, so a create-before-delete replacement never finds, and
- *   never adopts, the VM it replaces (closes P3).
+ *   never adopts, the VM it replaces (docs/design.md, "Identity and placement").
  *
  * The mark records the identity and the creation phase in the VM's description, written in the
  * clone call itself so that a VM exists with it from the first moment it has a config.

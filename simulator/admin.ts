@@ -76,6 +76,9 @@ export function createAdminHandler(target: AdminTarget) {
         case "POST /_sim/faults/drop":
           f.dropRequests(match(body));
           return send(res, 200, { ok: true });
+        case "POST /_sim/faults/lose-answer":
+          f.loseAnswers(match(body));
+          return send(res, 200, { ok: true });
         case "POST /_sim/faults/clear":
           f.clear();
           return send(res, 200, { ok: true });

@@ -7,7 +7,7 @@ import type { ResolvedOptions } from "./options.js";
 
 /** A scripted failure for the next requests that match method + path (fault injection). */
 export interface RequestFault {
-  readonly kind: "fail" | "delay" | "drop" | "reset";
+  readonly kind: "fail" | "delay" | "drop" | "reset" | "lose-answer";
   readonly method?: string;
   readonly path: RegExp;
   remaining: number;

@@ -1,4 +1,4 @@
-import type { SimContext } from "./context.js";
+import type { RequestFault, SimContext } from "./context.js";
 import { releaseLeases } from "./guest/boot.js";
 import { unset } from "./model/vm-config.js";
 import { markStopped, scheduleCrm } from "./routes/qemu-power.js";
@@ -16,7 +16,7 @@ export class Faults {
   constructor(private readonly sim: SimContext) {}
 
   private add(
-    kind: "fail" | "delay" | "drop" | "reset",
+    kind: RequestFault["kind"],
     match: RequestMatch,
     extra: { status?: number; message?: string; delayMs?: number },
   ): void {
@@ -50,6 +50,15 @@ export class Faults {
    */
   resetRequests(match: RequestMatch): void {
     this.add("reset", match, {});
+  }
+
+  /**
+   * The next matching requests are carried out, and then their connection is closed without an
+   * answer: the request took effect but the client cannot know, as when a proxy or the network
+   * fails after PVE has started the work. A client must find out by looking, not by resending.
+   */
+  loseAnswers(match: RequestMatch): void {
+    this.add("lose-answer", match, {});
   }
 
   /** Requests for `/nodes/<node>/…` get 595 (unreachable) or 596 (timed out) with an empty body. */

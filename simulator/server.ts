@@ -169,6 +169,10 @@ async function handle(
 
   const params = validateParams(raw, route.params, route.dynamicParam);
   const result = await route.handler({ sim, tokenId: auth.tokenId, params, req });
+  if (fault?.kind === "lose-answer") {
+    req.socket.destroy();
+    return 0;
+  }
   if (res.headersSent) return res.statusCode;
   return sendData(res, result);
 }

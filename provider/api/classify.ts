@@ -3,7 +3,7 @@ import type { ProxmoxError } from "../errors.js";
 import { describeTarget, pathContext } from "./path-context.js";
 
 /**
- * The only place that reads PVE's text (STYLE.md §3.4). `classify` turns a non-2xx answer into
+ * The only place that reads PVE's text (docs/design.md, "One error model"). `classify` turns a non-2xx answer into
  * a Permanent or Transient error with a stable code; `classifyTaskFailure` does the same for a
  * task's exit status. Patterns are case-sensitive and each has a test row naming the PVE source
  * file that emits it (test/provider/api/classify.test.ts). Messages are built from the method,
@@ -16,7 +16,7 @@ interface Family {
   readonly pattern: RegExp;
 }
 
-/** The "missing VM" family (reference.md §8): both texts mean the guest is not on that node. */
+/** The "missing VM" family: qemu-server says either, and both mean the guest is not on that node. */
 const VM_MISSING =
   /^Configuration file '[^']*' does not exist|unable to find configuration file for VM/;
 

@@ -39,7 +39,7 @@ function registry(): Registry {
 }
 
 /** The registry key: the CA is hashed so the key can be logged without printing a PEM. */
-export function dispatcherKey(settings: DispatcherSettings): string {
+function dispatcherKey(settings: DispatcherSettings): string {
   const ca = settings.caCert
     ? createHash("sha256").update(settings.caCert).digest("hex").slice(0, 16)
     : "system";

@@ -58,7 +58,7 @@ interface RequestSpec {
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
-/** PVE's form and query encoding: booleans are exactly 1/0 (reference.md §1). */
+/** PVE's form and query encoding: booleans are sent as 1/0, the form its API schema documents. */
 function encodeParams(params: PveParams): string {
   const out = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
@@ -302,7 +302,7 @@ export class HttpProxmoxApi implements ProxmoxApi {
   }
 
   destroyVm(node: string, vmid: number): Promise<Upid> {
-    // DELETE bodies are not parsed by PVE: parameters go in the query (reference.md §1).
+    // PVE's HTTP server refuses a body on DELETE ("Unexpected content"): parameters go in the query.
     return this.#request("DELETE", ["nodes", node, "qemu", vmid], schemas.upidSchema, {
       query: { purge: true, "destroy-unreferenced-disks": true },
     });

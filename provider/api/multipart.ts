@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 
 /**
  * A streamed `multipart/form-data` body for PVE's upload endpoint. PVE's parser is strict
- * (reference.md §7.15): a `Content-Length` is required, the form fields (`content`, then
+ * (pve-http-server's multipart reader): a `Content-Length` is required, the form fields (`content`, then
  * optionally the checksum pair) come before the file, and the file part must be named
  * `filename`. The file bytes are streamed in chunks rather than copied into one buffer.
  */

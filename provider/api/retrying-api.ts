@@ -23,7 +23,7 @@ export type RetryKind = "read" | "idempotent" | "unsafe" | "none";
 
 type Method = Exclude<keyof ProxmoxApi, "invalidateClusterVms">;
 
-export const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
+const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   version: "read",
   permissions: "read",
   clusterVms: "read",

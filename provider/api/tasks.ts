@@ -7,7 +7,8 @@ import type { ProxmoxApi, TaskStatus, Upid } from "./proxmox-api.js";
  * Waits for a PVE worker task with adaptive polling: the interval starts small and grows with
  * the time already waited (never above `ratio` of it), so a task is seen done within about
  * `ratio` of its duration (a 2 s clone within ~0.16 s) while a 20-minute clone costs a few
- * hundred polls, not thousands. `OK` and `WARNINGS: n` are success (reference.md §4.2).
+ * hundred polls, not thousands. `OK` and `WARNINGS: n` are success: PVE's
+ * worker exit status for a task that finished with logged warnings is still a success.
  */
 
 export interface TaskWaitOptions {

@@ -24,7 +24,7 @@ export interface TraceLogger {
   debug(message: string): void;
 }
 
-export const traceChannel = channel("pulumi-proxmox:api");
+const traceChannel = channel("pulumi-proxmox:api");
 
 const isUpid = (value: unknown): value is string =>
   typeof value === "string" && value.startsWith("UPID:");
@@ -46,7 +46,7 @@ function identify(args: readonly unknown[]): Pick<TraceRecord, "node" | "vmid" |
   };
 }
 
-export function formatTrace(record: TraceRecord): string {
+function formatTrace(record: TraceRecord): string {
   const parts = [`pve ${record.method}`];
   if (record.node !== undefined) parts.push(`node=${record.node}`);
   if (record.vmid !== undefined) parts.push(`vmid=${record.vmid}`);

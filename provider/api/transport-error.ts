@@ -50,7 +50,7 @@ function codesOf(error: unknown): string[] {
  * A copy of `error` holding only its name, code and message (with the secret replaced), and the
  * same for its causes: no request options, headers, sockets or other own properties survive.
  */
-export function scrubCause(error: unknown, secret?: Secret, depth = 0): Error {
+function scrubCause(error: unknown, secret?: Secret, depth = 0): Error {
   const source = error instanceof Error ? error : new Error(String(error));
   const message = secret ? secret.scrub(source.message) : source.message;
   const inner = (source as { cause?: unknown }).cause;

@@ -19,7 +19,7 @@ import { namingOf, type ResolvedInputs } from "./resolved-inputs";
 import { preflight } from "./preflight";
 import { resumableIdentities } from "./resume-list";
 
-/** How many VMIDs from the identity's slot a create may probe (and must inspect, for P4). */
+/** How many VMIDs from the identity's slot a create may probe, and so must inspect for its own clone. */
 export const PROBE_WINDOW = 32;
 
 export async function createVm(

@@ -1,5 +1,5 @@
 /**
- * delete, in the seed report's order (CR1/P1/CR2): ownership check → stop → seed on every node
+ * delete, in order (docs/design.md, "Ordered delete"): ownership check → stop → seed on every node
  * → destroy. The VM goes last, so a failed seed delete leaves it (stopped) in place and the next
  * delete finishes both; nothing is left that only a human would find. A VM under HA is stopped
  * through HA and destroyed with `purge`, which also removes its HA resource (docs/design.md).

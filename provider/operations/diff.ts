@@ -2,7 +2,7 @@
  * diff: old outputs against new inputs (the SDK passes the stored outputs as `olds`). Pure.
  *
  * - Placement (node, template, storage, isoStorage) and a pinned name or VMID are replacements,
- *   never a silent adoption (closes the seed report's P3). The identity changes with placement,
+ *   never a silent adoption (docs/design.md, "Identity and placement"). The identity changes with placement,
  *   so create-before-delete never collides; a pinned name or VMID replaces delete-first.
  * - Everything else updates in place, cloud-init included (a re-seed, not a rebuild).
  * - A value still unknown during preview counts as a possible change of its kind.

@@ -3,12 +3,13 @@
  *
  * - A VM listed under our deterministic name anywhere in the cluster is inspected.
  * - A *nameless* entry inside our probe window is inspected too: PVE writes the name only when
- *   a clone ends, so that is what our own interrupted clone looks like (seed report F8). Its
+ *   a clone ends, so that is what our own interrupted clone looks like. Its
  *   lock is waited out within the clone budget, then its mark decides.
- * - An entry with someone else's name is never read, never waited on (CR3 + P2).
+ * - An entry with someone else's name is never read, never waited on.
  *
- * Inspecting the whole window, not just the VMIDs before the first free one, is what closes P4:
- * a crash mid-clone cannot yield a second VM because an earlier VMID was freed meanwhile.
+ * The whole window is inspected, not just the VMIDs before the first free one, so a crash
+ * mid-clone cannot yield a second VM because an earlier VMID was freed meanwhile
+ * (docs/design.md, "Finding our own VM").
  */
 import type { ClusterVm, VmConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
@@ -19,7 +20,6 @@ export interface OwnVm {
   readonly node: string;
   readonly vmid: number;
   readonly mark: Mark;
-  readonly config: VmConfig;
 }
 
 export interface FindOwnVmRequest {
@@ -50,7 +50,7 @@ export async function findOwnVm(
     if (config === undefined) continue;
     const mark = readMark(config.description);
     if (mark?.id === request.identity) {
-      return { node: vm.node, vmid: vm.vmid, mark, config };
+      return { node: vm.node, vmid: vm.vmid, mark };
     }
   }
   return undefined;

@@ -1,7 +1,7 @@
 /**
  * The NoCloud seed on PVE: build it, upload it once (its name is content-addressed, so an
  * unchanged seed is found and not uploaded again), and delete it on every node that has the ISO
- * storage — the delete order of the seed report's CR1/P1: a refused privilege fails the call,
+ * storage (docs/design.md, "Ordered delete"): a refused privilege fails the call,
  * a node that is down or lacks the storage is skipped.
  */
 import type { OperationContext } from "../context";

@@ -9,7 +9,7 @@ import { renderSeedDocuments, type SeedDocuments, type SeedIdentity } from "./no
 import { seedFileName } from "./seed-name.js";
 
 /** The whole ISO stays under 1 MiB (3 × 64 KiB of documents plus 300 KiB of padding fit). */
-export const MAX_SEED_BYTES = 1024 * 1024;
+const MAX_SEED_BYTES = 1024 * 1024;
 
 export interface Seed {
   readonly filename: string;

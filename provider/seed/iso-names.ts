@@ -7,7 +7,7 @@
 const NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Joliet stores at most 64 UCS-2 characters per identifier (128 bytes). */
-export const MAX_NAME_LENGTH = 64;
+const MAX_NAME_LENGTH = 64;
 
 /** Throws when `name` cannot be stored in all three name spaces unchanged. */
 export function assertValidName(name: string): void {

@@ -25,8 +25,8 @@ export interface SeedDocuments {
 }
 
 const CLOUD_CONFIG = "#cloud-config";
-export const GUEST_AGENT_PACKAGE = "qemu-guest-agent";
-export const GUEST_AGENT_COMMAND = ["systemctl", "enable", "--now", "qemu-guest-agent"] as const;
+const GUEST_AGENT_PACKAGE = "qemu-guest-agent";
+const GUEST_AGENT_COMMAND = ["systemctl", "enable", "--now", "qemu-guest-agent"] as const;
 
 /** Renders the documents. The instance-id changes whenever any other document changes. */
 export function renderSeedDocuments(input: CloudInit, identity: SeedIdentity): SeedDocuments {
@@ -57,7 +57,7 @@ export function renderSeedDocuments(input: CloudInit, identity: SeedIdentity): S
  * user-data keys replace vendor-data keys of the same name in cloud-init's merge, so when the
  * inputs set `packages` or `runcmd`, the guest agent is added to them here as well.
  */
-export function renderUserData(input: CloudInit): { [key: string]: YamlValue } {
+function renderUserData(input: CloudInit): { [key: string]: YamlValue } {
   const doc: { [key: string]: YamlValue } = {};
   if (input.users !== undefined) doc["users"] = ["default", ...input.users.map(renderUser)];
   if (input.sshAuthorizedKeys !== undefined) doc["ssh_authorized_keys"] = input.sshAuthorizedKeys;
@@ -93,7 +93,7 @@ function renderUser(user: CloudInitUser): { [key: string]: YamlValue } {
  * `eth<i>`) when given. An id matches nothing by itself, so a NIC without a MAC (allowed only
  * when it is the only one) matches any `e*` interface: en*, eth*.
  */
-export function renderNetwork(nics: readonly CloudInitNic[]): { [key: string]: YamlValue } {
+function renderNetwork(nics: readonly CloudInitNic[]): { [key: string]: YamlValue } {
   const ethernets: { [key: string]: YamlValue } = {};
   nics.forEach((nic, i) => {
     const id = `nic${i}`;

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 
-export const SEED_PREFIX = "pp";
+const SEED_PREFIX = "pp";
 const OWNER = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 const NAME = /^pp-([a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?)-([0-9a-f]{12})\.iso$/;
 

@@ -1,6 +1,6 @@
 /**
  * Pure readings of PVE's config and status values. One rule per fact, shared by create, read,
- * update and delete (the seed report's CR9: the "guest running" rule lives in one place).
+ * update and delete, so that a rule such as "the guest is running" lives in one place.
  */
 import type { NetworkInputs } from "../inputs";
 

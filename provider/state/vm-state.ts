@@ -12,7 +12,7 @@ import { migrateVmState, versionOf, VM_STATE_VERSION } from "./migrations";
 
 export { VM_STATE_VERSION };
 
-export const vmStateSchema = z.looseObject({
+const vmStateSchema = z.looseObject({
   schemaVersion: z.literal(VM_STATE_VERSION),
   identity: identityInputSchema,
   /** sha256 prefix of owner + placement; the VM's mark carries it. */

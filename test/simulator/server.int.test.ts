@@ -90,6 +90,18 @@ describe("server", () => {
     expect((await api.get("/nodes")).status).toBe(200);
   });
 
+  it("carries out a request whose answer it then loses", async () => {
+    sim.faults.loseAnswers({ method: "PUT", path: "^/nodes/pve1/qemu/9000/config$" });
+    await expect(
+      api.call("PUT", "/nodes/pve1/qemu/9000/config", { description: "changed unseen" }),
+    ).rejects.toThrow();
+    expect(sim.requestLog.at(-1)).toMatchObject({ method: "PUT", status: 0 });
+    const config = await api.get("/nodes/pve1/qemu/9000/config");
+    expect((config.body?.["data"] as Record<string, unknown>)["description"]).toBe(
+      "changed unseen",
+    );
+  });
+
   it("answers 595/596 with an empty body while a node is down, and recovers", async () => {
     sim.faults.nodeDown("pve2");
     const res = await api.get("/nodes/pve2/qemu");

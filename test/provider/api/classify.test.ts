@@ -3,8 +3,8 @@ import { classify, classifyTaskFailure } from "../../../provider/api/classify.js
 import { isTransient, PermanentError, TransientError } from "../../../provider/errors.js";
 
 /**
- * One row per pattern: the exact text PVE sends, the file in PVE's source that emits it (from
- * ../shared/pve-api/reference.md), and the code and kind it must map to.
+ * One row per pattern: the exact text PVE sends, the file in PVE's source that emits it, and the
+ * code and kind it must map to.
  */
 interface Row {
   readonly text: string;

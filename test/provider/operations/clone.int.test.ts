@@ -82,6 +82,21 @@ describe("clone (over HTTP, with the retrying API)", () => {
     expect(qemuVms(sim)).toEqual([]);
   });
 
+  it("creates exactly one VM when the clone POST took effect but its answer was lost", async () => {
+    sim.faults.loseAnswers({ method: "POST", path: "^/nodes/pve1/qemu/9000/clone$" });
+    const logStart = sim.requestLog.length;
+    const created = await createVm(ctx, resolve("answer-lost", { started: false }));
+    expect(qemuVms(sim).map((vm) => vm.vmid)).toEqual([created.vmid]);
+    const clonePosts = sim.requestLog
+      .slice(logStart)
+      .filter((entry) => entry.method === "POST" && /\/qemu\/9000\/clone$/.test(entry.path));
+    expect(clonePosts).toHaveLength(1);
+    expect(lines.some((line) => /sending it again/.test(line))).toBe(false);
+    await deleteVm(ctx, created);
+    expect(qemuVms(sim)).toEqual([]);
+    expect(sim.model.volumes("pve1", "local")).toEqual([]);
+  });
+
   it("probes on when another stack's clone holds the target VMID's file lock", async () => {
     const inputs = resolve("contended", { started: false, vmidRange: { min: 20000, max: 20009 } });
     const probe = probeOrder(namingOf(inputs).identity, inputs.vmidRange, PROBE_WINDOW);

@@ -81,7 +81,7 @@ describe("createVm", () => {
     expect(api.callsOf("cloneVm")).toEqual([]);
   });
 
-  it("never yields a second VM after a crash mid-clone, even when an earlier VMID was freed (P4)", async () => {
+  it("never yields a second VM after a crash mid-clone, even when an earlier VMID was freed", async () => {
     // The crashed clone sits at the third probe slot, nameless, its clone finished meanwhile;
     // the first two slots are free now.
     const slot = probe[2] ?? 0;
@@ -172,7 +172,7 @@ describe("createVm", () => {
     expect(api.callsOf("cloneVm")).toHaveLength(1);
   });
 
-  it("never adopts the VM it replaces when the placement changes (P3)", async () => {
+  it("never adopts the VM it replaces when the placement changes", async () => {
     const old = await createVm(testContext(api), inputs);
     const template = api.vms.get(9000);
     if (!template) throw new Error("the fake has no template 9000");
