@@ -148,12 +148,13 @@ export function hasCode(value: unknown, code: ErrorCode): value is ProxmoxError 
  */
 export function aboutVm(
   error: unknown,
-  vm: { readonly node: string; readonly vmid: number },
+  vm: { readonly node?: string | undefined; readonly vmid: number },
   doing: string,
 ): unknown {
   if (!isProxmoxError(error)) return error;
-  const message = `VM ${vm.vmid} on node ${vm.node}: ${doing} failed: ${error.message}`;
-  const context = { ...error.context, node: vm.node, vmid: vm.vmid };
+  const where = vm.node === undefined ? `VM ${vm.vmid}` : `VM ${vm.vmid} on node ${vm.node}`;
+  const message = `${where}: ${doing} failed: ${error.message}`;
+  const context = { ...error.context, node: vm.node ?? error.context.node, vmid: vm.vmid };
   return error.transient
     ? new TransientError(error.code, message, context, { cause: error })
     : new PermanentError(error.code, message, context, { cause: error });

@@ -106,7 +106,9 @@ export async function deleteSeedsEverywhere(
   budgetMs: number,
   keep?: string,
 ): Promise<void> {
-  const nodes = await ctx.api.nodes();
+  const nodes = await ctx.api.nodes().catch((error) => {
+    throw aboutVm(error, owner, "listing the nodes to delete its seed ISOs from");
+  });
   const cleanedShared = new Set<string>();
   for (const { node, status } of nodes) {
     if (status !== "online") continue;

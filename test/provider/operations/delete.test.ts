@@ -131,6 +131,20 @@ describe("deleteVm", () => {
     await expect(deleteVm(testContext(api), state)).resolves.toBeUndefined();
   });
 
+  it("names the VM when the node listing for the seed delete is refused", async () => {
+    api.failNext("nodes", new PermanentError("AUTH", "GET /nodes: 401 authentication failure."));
+    await expect(deleteVm(testContext(api), state)).rejects.toThrow(
+      new RegExp(
+        `^VM ${state.vmid}: listing the nodes to delete its seed ISOs from failed: GET /nodes`,
+      ),
+    );
+    // The VM is kept for the next delete, which finishes both.
+    expect(api.vms.has(state.vmid)).toBe(true);
+    await deleteVm(testContext(api), state);
+    expect(api.vms.has(state.vmid)).toBe(false);
+    expect(api.isosOn("local", "pve1")).toEqual([]);
+  });
+
   it("cleans the seed of a VM that is already gone", async () => {
     api.vms.delete(state.vmid);
     await deleteVm(testContext(api), state);
