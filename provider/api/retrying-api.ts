@@ -84,7 +84,7 @@ export interface RetryingApiOptions {
   readonly random?: (() => number) | undefined;
   /** Attempts in all, the first included. */
   readonly maxAttempts?: number | undefined;
-  /** Longest one call may take, its retries included. */
+  /** How long after its first failure a call may still start a retry. */
   readonly budgetMs?: number | undefined;
   readonly initialDelayMs?: number | undefined;
   readonly maxDelayMs?: number | undefined;
@@ -178,12 +178,15 @@ export function retryingApi(inner: ProxmoxApi, options: RetryingApiOptions): Pro
   };
 
   const call = async (method: Method, fn: () => Promise<unknown>, args: readonly unknown[]) => {
-    const deadline = clock.now() + budgetMs;
+    // The budget runs from the first failure, not the first send: a request that timed out has
+    // already waited the client's whole request timeout, and must still get its retries.
+    let deadline: number | undefined;
     for (let attempt = 1; ; attempt++) {
       try {
         return await fn();
       } catch (error) {
         if (!retryable(method, args, error) || attempt >= maxAttempts) throw error;
+        deadline ??= clock.now() + budgetMs;
         const delay = backoffDelay(attempt, backoff);
         if (clock.now() + delay > deadline) throw error;
         options.progress(

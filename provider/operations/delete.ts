@@ -5,7 +5,7 @@
  * through HA and destroyed with `purge`, which also removes its HA resource (docs/design.md).
  */
 import type { OperationContext } from "../context";
-import { PermanentError, hasCode } from "../errors";
+import { PermanentError, aboutVm, hasCode } from "../errors";
 import { readMark } from "../identity";
 import { guestRunning } from "../state/vm-facts";
 import type { VmState } from "../state/vm-state";
@@ -15,9 +15,10 @@ import { deleteSeedsEverywhere } from "./seed-step";
 export async function deleteVm(ctx: OperationContext, state: VmState): Promise<void> {
   const budget = state.timeouts.taskMs;
   const owner = { identity: state.identityHash, vmid: state.vmid, isoStorage: state.isoStorage };
-  const row = (await ctx.listVms({ fresh: true })).find(
-    (vm) => vm.type === "qemu" && vm.vmid === state.vmid,
-  );
+  const listed = await ctx.listVms({ fresh: true }).catch((error) => {
+    throw aboutVm(error, { vmid: state.vmid }, "finding it in the cluster listing to delete it");
+  });
+  const row = listed.find((vm) => vm.type === "qemu" && vm.vmid === state.vmid);
   if (!row) {
     // The VM is gone (by hand, or a delete that failed after the destroy): only its seed may remain.
     await deleteSeedsEverywhere(ctx, owner, budget);
