@@ -100,6 +100,28 @@ describe("retryingApi", () => {
     expect(inner.calls()).toBe(3);
   });
 
+  it("retries a request that timed out after the whole budget, as the budget runs from the first failure", async () => {
+    const clock = fakeClock();
+    let calls = 0;
+    const inner = {
+      nodes: async () => {
+        calls++;
+        if (calls > 1) return [];
+        await clock.sleep(60_000); // the client's request timeout, spent before the failure
+        throw new TransientError("TIMEOUT", "GET /nodes: no answer within 60 s", {});
+      },
+    } as unknown as ProxmoxApi;
+    const api = retryingApi(inner, {
+      progress: () => undefined,
+      clock,
+      random: () => 0.5,
+      initialDelayMs: 1_000,
+      budgetMs: 60_000,
+    });
+    await expect(api.nodes()).resolves.toEqual([]);
+    expect(calls).toBe(2);
+  });
+
   it("throws a permanent error at once", async () => {
     const missing = new PermanentError("NOT_FOUND", "VM 100 does not exist");
     const { api, calls, lines } = setup("vmConfig", [missing], {});
