@@ -64,6 +64,9 @@ export async function cloneNew(
       return { node: outcome.node, vmid: outcome.vmid };
     }
     const { vmid, upid } = outcome;
+    // The listing taken before the dispatch lacks this VM; should the wait below fail, the next
+    // create in this process must find the VM by its mark instead of cloning a second one.
+    ctx.api.invalidateClusterVms?.();
     const started = ctx.now();
     try {
       await ctx.waitForTask(request.template.node, upid, {

@@ -19,7 +19,7 @@ import {
  */
 const SAMPLE: [FaultOperation, RegExp, Fault[]][] = [
   ["create", /^POST .*\/clone$/, ["401", "403", "500", "595", "596", "reset"]],
-  ["create", /^GET .*\/tasks\/\{qmclone\}\/status$/, ["task failure"]],
+  ["create", /^GET .*\/tasks\/\{qmclone\}\/status$/, ["500", "task failure"]],
   ["create", /^POST .*\/upload$/, ["500", "reset"]],
   ["update", /^(PUT|POST) .*\/config$/, ["403", "500", "595"]],
   ["update", /^POST .*\/upload$/, ["403"]],
