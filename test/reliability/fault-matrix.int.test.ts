@@ -21,6 +21,7 @@ const SAMPLE: [FaultOperation, RegExp, Fault[]][] = [
   ["create", /^POST .*\/clone$/, ["401", "403", "500", "595", "596", "reset"]],
   ["create", /^GET .*\/tasks\/\{qmclone\}\/status$/, ["500", "task failure"]],
   ["create", /^POST .*\/upload$/, ["500", "reset"]],
+  ["create", /^GET .*\/agent\/network-get-interfaces$/, ["500"]],
   ["update", /^(PUT|POST) .*\/config$/, ["403", "500", "595"]],
   ["update", /^POST .*\/upload$/, ["403"]],
   ["update", /^GET .*\/storage\/[^/]+\/content$/, ["500"]],
@@ -52,6 +53,10 @@ describe("one fault on one request, through the provider's runtime over HTTP", (
     expect(documentedRetried(docs, "POST /nodes/{node}/qemu/{vmid}/clone", "reset")).toBe(true);
     expect(documentedRetried(docs, "DELETE /nodes/{node}/qemu/{vmid}", "596")).toBe(true);
     expect(documentedRetried(docs, "GET /cluster/resources", "403")).toBe(false);
+    // The agent wait polls through a 500 (PVE's "qmp command … got timeout" while it starts).
+    const agent = "GET /nodes/{node}/qemu/{vmid}/agent/network-get-interfaces";
+    expect(documentedRetried(docs, agent, "500")).toBe(true);
+    expect(documentedRetried(docs, "GET /cluster/resources", "500")).toBe(false);
   });
 
   const rows = SAMPLE.flatMap(([op, kind, faults]) => faults.map((f) => [op, kind, f] as const));

@@ -62,7 +62,11 @@ const TRANSIENT_FAULTS: Partial<Record<Fault, { readonly noEffect: boolean }>> =
 };
 
 /** How docs/errors.md's "What is retried" table answers for one request. */
-export type DocumentedRetry = "always" | "no effect only" | "never";
+export interface DocumentedRetry {
+  readonly kind: "always" | "no effect only" | "never";
+  /** A wait that polls through a 500 as well (the guest agent's). */
+  readonly pollsThrough500: boolean;
+}
 
 /**
  * `request name → retried?` from the "What is retried" table in docs/errors.md, the one place
@@ -77,11 +81,14 @@ export function documentedRetries(): Map<string, DocumentedRetry> {
     const cells = line.split("|").map((c) => c.trim());
     if (cells.length < 4 || !/^(every )?[A-Z]+ /.test(cells[1] ?? "")) continue;
     const answer = cells[2] ?? "";
-    const retry: DocumentedRetry = /^always\b/.test(answer)
-      ? "always"
-      : /^only when the first had no effect\b/.test(answer)
-        ? "no effect only"
-        : "never";
+    const retry: DocumentedRetry = {
+      kind: /^always\b/.test(answer)
+        ? "always"
+        : /^only when the first had no effect\b/.test(answer)
+          ? "no effect only"
+          : "never",
+      pollsThrough500: /polls through .*\ba 500\b/.test(answer),
+    };
     const names = (cells[1] ?? "").replace(/\([^)]*\)/g, "").split(",");
     for (const name of names) table.set(name.trim(), retry);
   }
@@ -110,13 +117,14 @@ export function documentedRetried(
   kind: string,
   fault: Fault,
 ): boolean {
-  const transient = TRANSIENT_FAULTS[fault];
-  if (transient === undefined) return false;
   const name = requestName(kind);
   const retry = docs.get(name);
   if (retry === undefined)
     throw new Error(`docs/errors.md "What is retried" has no row for ${name}`);
-  return retry === "always" || (retry === "no effect only" && transient.noEffect);
+  if (fault === "500") return retry.pollsThrough500;
+  const transient = TRANSIENT_FAULTS[fault];
+  if (transient === undefined) return false;
+  return retry.kind === "always" || (retry.kind === "no effect only" && transient.noEffect);
 }
 
 const inputs = (extra: Record<string, unknown> = {}) =>
