@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import { UNKNOWN, containsUnknown, isUnknown, kindOf, vmInputsSchema } from "../inputs";
-import type { CheckFailure } from "../seed/inputs";
+import type { CheckFailure } from "../check-failure";
 
 export type { CheckFailure };
 

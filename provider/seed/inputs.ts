@@ -5,14 +5,8 @@
  * broken document fails before any API call.
  */
 import { z } from "zod";
-import {
-  ipAddress,
-  ipCidr,
-  ipv4Address,
-  ipv6Address,
-  macAddress,
-  searchDomain,
-} from "../formats.js";
+import type { CheckFailure } from "../check-failure";
+import { seedNicSchema } from "../spec/network";
 import { checkYaml } from "./yaml-check.js";
 
 /** user-data, network-config and vendor-data each stay under this many UTF-8 bytes. */
@@ -65,21 +59,6 @@ const writeFile = z.strictObject({
   owner: z
     .string()
     .regex(/^[a-z_][a-z0-9_-]*(?::[a-z_][a-z0-9_-]*)?$/, "must be user or user:group")
-    .optional(),
-});
-
-const nic = z.strictObject({
-  mac: macAddress.optional(),
-  dhcp4: z.boolean().optional(),
-  dhcp6: z.boolean().optional(),
-  addresses: z.array(ipCidr).optional(),
-  gateway4: ipv4Address.optional(),
-  gateway6: ipv6Address.optional(),
-  nameservers: z
-    .strictObject({
-      addresses: z.array(ipAddress).optional(),
-      search: z.array(searchDomain).optional(),
-    })
     .optional(),
 });
 
@@ -145,15 +124,26 @@ function userDataIsExclusive(
 }
 
 /**
- * The `cloudInit` input of a VM, as `check` parses it. It has no `network`: the seed's network
- * config is derived from the VM's `network` input, so a `cloudInit.network` is reported as an
- * unknown field instead of being silently replaced.
+ * The `cloudInit` input of a VM, as `check` parses it. The seed's network config is derived from
+ * the VM's `network` input, matched to the NIC by its MAC; a `cloudInit.network` is refused with
+ * that advice rather than accepted and then silently replaced.
  */
-export const CloudInitInputSchema = z.strictObject(userFields).superRefine(userDataIsExclusive);
+export const CloudInitInputSchema = z
+  .strictObject({
+    ...userFields,
+    network: z
+      .never({
+        error:
+          "cannot be set: the seed's network config is derived from the VM's `network` input " +
+          "(ipv4, ipv6, nameservers, searchDomains); set those instead",
+      })
+      .optional(),
+  })
+  .superRefine(userDataIsExclusive);
 
 /** The whole seed configuration: the user's cloud-init plus the derived NICs. */
 export const CloudInitSchema = z
-  .strictObject({ ...userFields, network: z.array(nic).optional() })
+  .strictObject({ ...userFields, network: z.array(seedNicSchema).optional() })
   .superRefine((value, ctx) => {
     if (value.network !== undefined && value.network.length > 1) {
       value.network.forEach((n, i) => {
@@ -172,12 +162,7 @@ export const CloudInitSchema = z
 export type CloudInit = z.infer<typeof CloudInitSchema>;
 export type CloudInitInput = z.infer<typeof CloudInitInputSchema>;
 export type CloudInitUser = z.infer<typeof user>;
-export type CloudInitNic = z.infer<typeof nic>;
-
-export interface CheckFailure {
-  readonly property: string;
-  readonly reason: string;
-}
+export type { SeedNic as CloudInitNic } from "../spec/network";
 
 export type CloudInitValidation =
   | { readonly ok: true; readonly value: CloudInit }

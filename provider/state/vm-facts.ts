@@ -2,7 +2,7 @@
  * Pure readings of PVE's config and status values. One rule per fact, shared by create, read,
  * update and delete, so that a rule such as "the guest is running" lives in one place.
  */
-import type { NetworkInputs } from "../inputs";
+import type { NetworkInputs } from "../spec/network";
 
 /** A guest counts as running only when PVE says running and QMP does not say otherwise. */
 export function guestRunning(status: string, qmpstatus: string | undefined): boolean {

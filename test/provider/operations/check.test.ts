@@ -115,7 +115,8 @@ describe("checkVm", () => {
     [
       { cloudInit: { network: [{ dhcp4: true }] } },
       "cloudInit.network",
-      "is not a known property of cloudInit: check the spelling against the ProxmoxVm docs",
+      "cannot be set: the seed's network config is derived from the VM's `network` input " +
+        "(ipv4, ipv6, nameservers, searchDomains); set those instead",
     ],
     [
       { cloudInit: { userData: "#cloud-config\npackages: [a]\n", packages: ["b"] } },

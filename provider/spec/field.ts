@@ -1,0 +1,82 @@
+/**
+ * What the spec says about one `ProxmoxVm` input. Everything else — `check`'s schema, `diff`'s
+ * lists and defaults, the stored state, the config `converge` writes, the drift `read` reports,
+ * the args' docs and docs/inputs.md — is derived from these entries (docs/design.md, "One spec
+ * per input").
+ */
+import type { z } from "zod";
+import type { VmConfig } from "../api/proxmox-api";
+
+/**
+ * How a change of the field reaches the VM:
+ * - `replace`: placement, part of the VM's identity; a new VM is created before the old goes.
+ * - `replace-delete-first`: a pinned name or VMID, which old and new VM cannot share.
+ * - `hot`: written in place; PVE applies it to a running VM at once.
+ * - `reboot`: written in place; PVE keeps it under `/pending` on a running VM, so it applies at
+ *   the next reboot (which `rebootPolicy` allows or not).
+ * - `setting`: a setting of the provider itself (waits, budgets, policies); PVE never sees it.
+ */
+export type Change = "replace" | "replace-delete-first" | "hot" | "reboot" | "setting";
+
+/** What `read` sees of a VM: its config and whether the guest runs. */
+export interface ObservedVm {
+  readonly config: VmConfig;
+  readonly running: boolean;
+}
+
+/**
+ * How the field is read back for drift. Only a field the program sets is read (the template's
+ * own settings are not drift), so `read` is called only with the input's value.
+ * - `mark`: placement, as the VM's own mark records it (what the VM was created for).
+ * - `input`: nothing on PVE to compare with; the input is echoed.
+ * - `vm`: read from the VM, in the input's terms, with PVE's normalisations undone.
+ */
+export type ReadBack<T> =
+  | { readonly from: "mark" }
+  | { readonly from: "input" }
+  | { readonly from: "vm"; readonly read: (vm: ObservedVm, input: T) => T | undefined };
+
+/** What converge knows besides the inputs when it formats a config value. */
+export interface Seen {
+  /** The MAC of net0 as PVE generated it, kept unless the user pins one. */
+  readonly mac: string | undefined;
+}
+
+/** The PVE config key a field is written to, and how. */
+export interface ConfigKey<T> {
+  readonly key: string;
+  readonly format: (value: T, seen: Seen) => string | number;
+  /** Whether PVE's current value already says what `wanted` says (default: the same text). */
+  readonly same?: (current: unknown, wanted: string | number) => boolean;
+}
+
+export interface FieldSpec<S extends z.ZodType = z.ZodType> {
+  /** The doc comment of the input, as users read it in their editor and in docs/inputs.md. */
+  readonly doc: string;
+  /** The input's type as docs/inputs.md shows it. */
+  readonly docType: string;
+  /** The value's schema: every format rule and message of the input. */
+  readonly schema: S;
+  readonly required?: boolean;
+  readonly default?: z.output<S>;
+  /** Whether the value may still be unknown during a preview (false: it must be known). */
+  readonly mayBeUnknown: boolean;
+  readonly change: Change;
+  /** How `diff` compares the value, when PVE stores it normalised (tags). */
+  readonly normalize?: (value: unknown) => unknown;
+  /** A change PVE cannot make, refused by `check` with this reason (a disk shrink). */
+  readonly refuse?: (old: unknown, now: z.output<S>) => string | undefined;
+  /** The schema of the value in the stored state (lenient: the state only has to be read). */
+  readonly stored: z.ZodType;
+  readonly config?: ConfigKey<z.output<S>>;
+  readonly readBack: ReadBack<z.output<S>>;
+  /** A value `check` accepts and one it refuses: the spec's test runs both. */
+  readonly example: { readonly valid: unknown; readonly invalid: unknown };
+}
+
+/** Declares a field; `const` keeps its flags literal so the input types can be derived. */
+export function field<const F extends FieldSpec<S>, S extends z.ZodType>(
+  spec: F & { readonly schema: S },
+): F {
+  return spec;
+}
