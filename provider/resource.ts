@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as provider from "./dynamic-provider";
+import type { ArgOf } from "./spec/derive";
 
 /** Cloud-init for the VM's NoCloud seed; see docs/cloud-init.md. */
 export interface CloudInitArgs {
@@ -43,46 +44,55 @@ export interface NetworkArgs {
   readonly searchDomains?: pulumi.Input<readonly string[]>;
 }
 
+/**
+ * The inputs. Each member's type and doc comment come from the spec (provider/spec/fields.ts): a
+ * test fails when they disagree, or when a member is missing or extra.
+ */
 export interface ProxmoxVmArgs {
   /** The node the VM is placed on. Changing it replaces the VM. */
-  readonly node: pulumi.Input<string>;
+  readonly node: pulumi.Input<ArgOf<"node">>;
   /** The template to clone, by VMID or by name. Changing it replaces the VM. */
-  readonly template: pulumi.Input<number | string>;
+  readonly template: pulumi.Input<ArgOf<"template">>;
   /** Disk storage for the full clone (default: the template's). Changing it replaces the VM. */
-  readonly storage?: pulumi.Input<string>;
+  readonly storage?: pulumi.Input<ArgOf<"storage">>;
   /** Storage for the cloud-init seed ISO (default `local`). Changing it replaces the VM. */
-  readonly isoStorage?: pulumi.Input<string>;
+  readonly isoStorage?: pulumi.Input<ArgOf<"isoStorage">>;
   /** Pin the VM name (default: derived from the resource name). Replaces delete-first. */
-  readonly name?: pulumi.Input<string>;
+  readonly name?: pulumi.Input<ArgOf<"name">>;
   /** Pin the VMID (default: allocated from `vmidRange`). Replaces delete-first. */
-  readonly vmid?: pulumi.Input<number>;
+  readonly vmid?: pulumi.Input<ArgOf<"vmid">>;
   /** Where VMIDs are allocated (default 10000–99999). */
-  readonly vmidRange?: pulumi.Input<{ min: number; max: number }>;
-  readonly cores?: pulumi.Input<number>;
-  /** MiB. */
-  readonly memory?: pulumi.Input<number>;
+  readonly vmidRange?: pulumi.Input<ArgOf<"vmidRange">>;
+  /** Virtual CPU cores. A running VM takes the change at its next reboot. */
+  readonly cores?: pulumi.Input<ArgOf<"cores">>;
+  /** MiB. A running VM takes the change at its next reboot. */
+  readonly memory?: pulumi.Input<ArgOf<"memory">>;
   /** GiB of the boot disk; can only grow. */
-  readonly diskSize?: pulumi.Input<number>;
+  readonly diskSize?: pulumi.Input<ArgOf<"diskSize">>;
+  /** The VM's NIC (net0) and the address its seed configures. */
   readonly network?: pulumi.Input<NetworkArgs>;
+  /** Cloud-init for the VM's NoCloud seed. A running VM reboots onto a changed seed. */
   readonly cloudInit?: pulumi.Input<CloudInitArgs>;
   /** Compared the way PVE stores them: lower-case, sorted, unique. */
-  readonly tags?: pulumi.Input<readonly string[]>;
-  readonly description?: pulumi.Input<string>;
-  /** Default true. */
-  readonly started?: pulumi.Input<boolean>;
+  readonly tags?: pulumi.Input<ArgOf<"tags">>;
+  /** The VM's notes in PVE; the provider appends its own mark below them. */
+  readonly description?: pulumi.Input<ArgOf<"description">>;
+  /** Whether the VM runs (default true). */
+  readonly started?: pulumi.Input<ArgOf<"started">>;
   /** Wait for the guest agent to report an IPv4 address (default true). */
-  readonly waitForIp?: pulumi.Input<boolean>;
+  readonly waitForIp?: pulumi.Input<ArgOf<"waitForIp">>;
   /** Whether an update may reboot a running VM to apply a change (default `allow`). */
-  readonly rebootPolicy?: pulumi.Input<"allow" | "never">;
+  readonly rebootPolicy?: pulumi.Input<ArgOf<"rebootPolicy">>;
   /**
    * A VM found on another node than `node` (an HA move, a manual migration) is drift. With
    * `moveBack` (default) `up` migrates it back, live when it runs; with `accept` the move is
    * accepted and not reported. Never a replacement.
    */
-  readonly nodeDrift?: pulumi.Input<"moveBack" | "accept">;
+  readonly nodeDrift?: pulumi.Input<ArgOf<"nodeDrift">>;
   /** Take over a complete VM that carries this resource's identity but is unknown to the stack. */
-  readonly adopt?: pulumi.Input<boolean>;
-  readonly timeouts?: pulumi.Input<{ cloneMs?: number; agentMs?: number; taskMs?: number }>;
+  readonly adopt?: pulumi.Input<ArgOf<"adopt">>;
+  /** Budgets in milliseconds: the clone task, the guest agent's address, any other task. */
+  readonly timeouts?: pulumi.Input<ArgOf<"timeouts">>;
 }
 
 /** The `cloudInit` keys that may carry passwords, keys or tokens: secret by default. */

@@ -4,10 +4,10 @@
  * known yet is not reported (it will be checked again once known).
  */
 import type { z } from "zod";
-import { UNKNOWN, containsUnknown, isUnknown, kindOf, vmInputsSchema } from "../inputs";
 import type { CheckFailure } from "../check-failure";
-
-export type { CheckFailure };
+import { UNKNOWN, containsUnknown, isUnknown, kindOf } from "../inputs";
+import { vmInputsSchema } from "../spec/derive";
+import { FIELDS, FIELD_NAMES } from "../spec/fields";
 
 export interface CheckResult {
   readonly inputs: Record<string, unknown>;
@@ -26,25 +26,29 @@ export function checkVm(
         .filter((issue) => !touchesUnknown(news, issue.path))
         .flatMap((issue) => failuresOf(issue, news));
 
-  if (parsed.success) {
-    const inputs = parsed.data;
-    const oldDisk = olds["diskSize"];
-    if (
-      typeof inputs.diskSize === "number" &&
-      typeof oldDisk === "number" &&
-      inputs.diskSize < oldDisk
-    ) {
-      failures.push({
-        property: "diskSize",
-        reason: `Proxmox cannot shrink disks: it was ${oldDisk} GiB, so diskSize must be ${oldDisk} or more (or replace the VM).`,
-      });
-    }
-  }
+  if (parsed.success) failures.push(...refusedChanges(olds, parsed.data));
 
   // Keep `__provider` and unknown values as they came; otherwise store the normalised inputs.
   const inputs =
     parsed.success && !containsUnknown(news) ? { ...news, ...parsed.data } : { ...news };
   return { inputs, failures };
+}
+
+/** Changes PVE cannot make (a disk shrink), as the spec refuses them; an unknown value waits. */
+function refusedChanges(
+  olds: Readonly<Record<string, unknown>>,
+  news: Readonly<Record<string, unknown>>,
+): CheckFailure[] {
+  return FIELD_NAMES.flatMap((property) => {
+    const spec = FIELDS[property];
+    const now = news[property];
+    if (!("refuse" in spec) || now === undefined || containsUnknown(now)) return [];
+    const reason = (spec.refuse as (old: unknown, now: unknown) => string | undefined)(
+      olds[property],
+      now,
+    );
+    return reason === undefined ? [] : [{ property, reason }];
+  });
 }
 
 /**

@@ -8,17 +8,9 @@ import type { VmConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { PermanentError, TransientError, hasCode, isProxmoxError } from "../errors";
 import { describe, markFor, readMark } from "../identity";
+import { configChanges as specChanges, needsReboot as takesReboot } from "../spec/apply";
 import { ownAddresses } from "../state/guest-addresses";
-import { normalizeTags } from "../inputs";
-import {
-  bootDisk,
-  cdromVolid,
-  diskSizeGiB,
-  formatNet0,
-  guestRunning,
-  parseNet0,
-  parseTags,
-} from "../state/vm-facts";
+import { bootDisk, cdromVolid, diskSizeGiB, guestRunning, parseNet0 } from "../state/vm-facts";
 import { isHaRequest, waitForPowerState } from "./power-state";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
 import { buildVmSeed, deleteSeedsEverywhere, ensureSeedUploaded } from "./seed-step";
@@ -89,7 +81,7 @@ export async function converge(
   const status = await ctx.api.vmStatus(vm.node, vm.vmid);
   const running = guestRunning(status.status, status.qmpstatus);
   const needsReboot =
-    running && (seedChanged || "cores" in set || "memory" in set) && previousSeed !== undefined;
+    running && (seedChanged || takesReboot(Object.keys(set))) && previousSeed !== undefined;
   if (desired.started && !running) {
     await powerTask(ctx, vm, "starting", () => ctx.api.startVm(vm.node, vm.vmid), budget, {
       haWaitFor: "running",
@@ -152,26 +144,18 @@ export async function converge(
   return vm;
 }
 
+/** The spec's config keys that differ, plus what the provider itself keeps on every VM. */
 function configChanges(
   config: VmConfig,
   desired: ResolvedInputs,
   naming: Naming,
   seen: { mac: string | undefined; seedVolid: string },
 ): Record<string, string | number> {
-  const set: Record<string, string | number> = {};
-  if (typeof desired.cores === "number" && config.cores !== desired.cores)
-    set["cores"] = desired.cores;
-  if (typeof desired.memory === "number" && Number(config.memory) !== desired.memory) {
-    set["memory"] = desired.memory;
-  }
-  const net0 = formatNet0(desired.network, seen.mac);
-  if (!sameNet0(config.net0, net0)) set["net0"] = net0;
+  const set = specChanges(config, desired, seen);
+  // The guest agent reports the addresses; the seed drive carries cloud-init.
   if (!String(config.agent ?? "").match(/^(1|enabled=1)/)) set["agent"] = "1";
   if (cdromVolid(config.ide2) !== seen.seedVolid) set["ide2"] = `${seen.seedVolid},media=cdrom`;
-  if (Array.isArray(desired.tags)) {
-    const tags = normalizeTags(desired.tags);
-    if (parseTags(config.tags).join(";") !== tags.join(";")) set["tags"] = tags.join(";");
-  }
+  // The description carries the VM's mark below the user's text: written whole, as one.
   const phase = readMark(config.description)?.phase ?? "creating";
   const description = describe(
     typeof desired.description === "string" ? desired.description : undefined,
@@ -179,19 +163,6 @@ function configChanges(
   );
   if (config.description !== description) set["description"] = description;
   return set;
-}
-
-function sameNet0(current: string | undefined, wanted: string): boolean {
-  const a = parseNet0(current);
-  const b = parseNet0(wanted);
-  return (
-    !!a &&
-    !!b &&
-    a.model === b.model &&
-    a.mac === b.mac &&
-    a.bridge === b.bridge &&
-    a.vlan === b.vlan
-  );
 }
 
 async function growDisk(

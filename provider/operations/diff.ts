@@ -1,10 +1,12 @@
 /**
  * diff: old outputs against new inputs (the SDK passes the stored outputs as `olds`). Pure.
  *
- * - Placement (node, template, storage, isoStorage) and a pinned name or VMID are replacements,
- *   never a silent adoption (docs/design.md, "Identity and placement"). The identity changes with placement,
- *   so create-before-delete never collides; a pinned name or VMID replaces delete-first.
- * - Everything else updates in place, cloud-init included (a re-seed, not a rebuild).
+ * - Each field's kind of change comes from the spec (provider/spec/fields.ts). Placement (node,
+ *   template, storage, isoStorage) and a pinned name or VMID are replacements, never a silent
+ *   adoption (docs/design.md, "Identity and placement"). The identity changes with placement, so
+ *   create-before-delete never collides; a pinned name or VMID replaces delete-first.
+ * - Everything else updates in place, cloud-init included (a re-seed, not a rebuild), compared
+ *   after the spec's defaults and normalisations (tags as PVE stores them).
  * - A value still unknown during preview counts as a possible change of its kind.
  * - `changes` is always set (the engine drops `stables`); `__provider` never counts.
  * - A VM found on another node than its placement (HA, a manual migration) is drift of
@@ -12,7 +14,9 @@
  *   `nodeDrift: "accept"` the move is accepted and not reported.
  */
 import { canonical } from "../canonical";
-import { containsUnknown, isUnknown, normalizeTags } from "../inputs";
+import { containsUnknown, isUnknown } from "../inputs";
+import { DEFAULTS, fieldsChanged } from "../spec/derive";
+import { FIELDS, type FieldName } from "../spec/fields";
 
 export interface DiffResult {
   readonly changes: boolean;
@@ -24,27 +28,9 @@ export interface DiffResult {
 
 type Props = Readonly<Record<string, unknown>>;
 
-const PLACEMENT = ["node", "template", "storage", "isoStorage"] as const;
-const PINNED = ["name", "vmid"] as const;
-const DEFAULTS: Props = {
-  isoStorage: "local",
-  started: true,
-  waitForIp: true,
-  rebootPolicy: "allow",
-  adopt: false,
-};
-const IN_PLACE = [
-  "cores",
-  "memory",
-  "diskSize",
-  "description",
-  "started",
-  "waitForIp",
-  "rebootPolicy",
-  "nodeDrift",
-  "adopt",
-] as const;
-const STRUCTURED = ["network", "cloudInit", "timeouts", "vmidRange"] as const;
+const PLACEMENT = fieldsChanged("replace");
+const PINNED = fieldsChanged("replace-delete-first");
+const IN_PLACE = fieldsChanged("hot", "reboot", "setting");
 
 export function diffVm(olds: Props, news: Props): DiffResult {
   const replaces: string[] = [];
@@ -58,20 +44,8 @@ export function diffVm(olds: Props, news: Props): DiffResult {
     if (news[key] !== undefined && differs(olds[key], news[key])) replaces.push(key);
   }
   for (const key of IN_PLACE) {
-    if (key in news || key in DEFAULTS) {
-      if (news[key] !== undefined && differs(withDefault(olds, key), withDefault(news, key)))
-        changed.push(key);
-    }
-  }
-  if (Array.isArray(news["tags"]) || isUnknown(news["tags"])) {
-    const old = Array.isArray(olds["tags"]) ? normalizeTags(olds["tags"] as string[]) : [];
-    const now = Array.isArray(news["tags"])
-      ? normalizeTags(news["tags"] as string[])
-      : news["tags"];
-    if (differs(old, now)) changed.push("tags");
-  }
-  for (const key of STRUCTURED) {
-    if (news[key] !== undefined && differs(olds[key], news[key])) changed.push(key);
+    if (news[key] !== undefined && differs(compared(olds, key), compared(news, key)))
+      changed.push(key);
   }
   const moved =
     typeof olds["currentNode"] === "string" &&
@@ -89,8 +63,15 @@ export function diffVm(olds: Props, news: Props): DiffResult {
   };
 }
 
-function withDefault(props: Props, key: string): unknown {
+function withDefault(props: Props, key: FieldName): unknown {
   return props[key] ?? DEFAULTS[key];
+}
+
+/** The value as PVE would store it (tags normalised); an unknown stays unknown. */
+function compared(props: Props, key: FieldName): unknown {
+  const value = withDefault(props, key);
+  const spec = FIELDS[key];
+  return "normalize" in spec && !isUnknown(value) ? spec.normalize(value) : value;
 }
 
 /** Structural inequality; an unknown value always may differ. */

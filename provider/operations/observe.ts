@@ -1,22 +1,16 @@
 /**
- * What a VM looks like on PVE right now, as outputs: the managed settings observed (so a refresh
- * shows drift), plus status, MAC, addresses and the seed. Shared by create, update and read, so
+ * What a VM looks like on PVE right now, as outputs: the inputs as the spec reads them back (so a
+ * refresh shows drift; the placement the VM's mark records), plus status, MAC, addresses and the seed. Shared by create, update and read, so
  * all three report the same facts the same way.
  */
 import type { VmConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { hasCode } from "../errors";
-import { readMark, userDescription } from "../identity";
+import { readMark } from "../identity";
+import { observedInputs } from "../spec/apply";
 import { ownAddresses, type GuestAddresses } from "../state/guest-addresses";
 import { VM_STATE_VERSION, type VmState } from "../state/vm-state";
-import {
-  bootDisk,
-  cdromVolid,
-  diskSizeGiB,
-  guestRunning,
-  parseNet0,
-  parseTags,
-} from "../state/vm-facts";
+import { cdromVolid, guestRunning, parseNet0 } from "../state/vm-facts";
 import type { VmLocation } from "./converge";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
 
@@ -35,7 +29,6 @@ export async function observe(
   const net0 = parseNet0(config.net0);
   const addresses =
     running && config.agent ? await guestAddresses(ctx, vm, net0?.mac) : { v4: [], v6: [] };
-  const disk = bootDisk(config);
   const seedVolid = cdromVolid(config.ide2);
   const mark = readMark(config.description);
 
@@ -43,25 +36,7 @@ export async function observe(
     ...inputs,
     schemaVersion: VM_STATE_VERSION,
     identityHash: naming.identity,
-    // The placement is the one the mark records: it is what this VM was created for.
-    node: mark?.node ?? inputs.node,
-    template: mark?.template ?? inputs.template,
-    storage: mark ? mark.storage : inputs.storage,
-    isoStorage: mark?.isoStorage ?? inputs.isoStorage,
-    cores: typeof inputs.cores === "number" ? Number(config.cores ?? 1) : undefined,
-    memory: typeof inputs.memory === "number" ? Number(config.memory ?? 512) : undefined,
-    diskSize:
-      typeof inputs.diskSize === "number" && disk ? diskSizeGiB(String(config[disk])) : undefined,
-    network: {
-      ...inputs.network,
-      bridge: net0?.bridge ?? inputs.network.bridge,
-      ...(net0?.vlan === undefined ? {} : { vlan: net0.vlan }),
-      ...(inputs.network.mac === undefined ? {} : { mac: net0?.mac ?? inputs.network.mac }),
-    },
-    tags: Array.isArray(inputs.tags) ? parseTags(config.tags) : undefined,
-    description:
-      typeof inputs.description === "string" ? userDescription(config.description) : undefined,
-    started: running,
+    ...observedInputs({ config, running }, mark, inputs),
     vmid: vm.vmid,
     vmName: config.name ?? naming.vmName,
     currentNode: vm.node,

@@ -2,15 +2,13 @@
  * Inputs as create and update see them: parsed, defaults applied, and known (the engine never
  * calls create or update with unknown values).
  */
-import type { VmInputs } from "../inputs";
 import { identityOf, vmNameFor, type Placement } from "../identity";
+import type { UNKNOWN } from "../inputs";
+import type { VmInputs } from "../spec/derive";
 
-export type ResolvedInputs = VmInputs & {
-  readonly node: string;
-  readonly template: string | number;
-  readonly storage?: string | undefined;
-  readonly isoStorage: string;
-  readonly started: boolean;
+/** The parsed inputs with no unknown left: the spec's types, without Pulumi's sentinel. */
+export type ResolvedInputs = {
+  readonly [K in keyof VmInputs]: Exclude<VmInputs[K], typeof UNKNOWN>;
 };
 
 export interface Naming {

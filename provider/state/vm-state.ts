@@ -7,7 +7,8 @@
 import { z } from "zod";
 import { PermanentError } from "../errors";
 import { phaseSchema } from "../identity";
-import { identityInputSchema, networkSchema, timeoutsSchema } from "../inputs";
+import { identityInputSchema } from "../inputs";
+import { storedInputsShape } from "../spec/derive";
 import { migrateVmState, versionOf, VM_STATE_VERSION } from "./migrations";
 
 export { VM_STATE_VERSION };
@@ -17,29 +18,10 @@ const vmStateSchema = z.looseObject({
   identity: identityInputSchema,
   /** sha256 prefix of owner + placement; the VM's mark carries it. */
   identityHash: z.string(),
-  // Placement (inputs; a change replaces the VM).
-  node: z.string(),
-  template: z.union([z.string(), z.number()]),
-  storage: z.string().optional(),
-  isoStorage: z.string(),
-  name: z.string().optional(),
-  vmidRange: z.object({ min: z.number(), max: z.number() }),
-  // Managed settings: the observed value when the input is set.
-  cores: z.number().optional(),
-  memory: z.number().optional(),
-  diskSize: z.number().optional(),
-  network: networkSchema,
-  cloudInit: z.unknown().optional(),
-  tags: z.array(z.string()).optional(),
-  description: z.string().optional(),
-  started: z.boolean(),
-  waitForIp: z.boolean(),
-  rebootPolicy: z.enum(["allow", "never"]),
-  nodeDrift: z.enum(["moveBack", "accept"]).default("moveBack"),
-  adopt: z.boolean(),
-  timeouts: timeoutsSchema,
+  // The inputs, each as the spec stores it: placement as created, managed settings as observed
+  // (when the input is set), the provider's own settings as given, `vmid` as allocated.
+  ...storedInputsShape,
   // Observed.
-  vmid: z.number(),
   vmName: z.string(),
   /** Where the VM runs now; differs from `node` after an HA move or a manual migration. */
   currentNode: z.string(),

@@ -35,6 +35,12 @@ const news = {
 };
 
 describe("diffVm", () => {
+  it("compares a setting a released state did not store against its default", () => {
+    // A state written before `nodeDrift` existed has none; check fills the default in the news.
+    expect(diffVm(olds, { ...news, nodeDrift: "moveBack" }).changed).toEqual([]);
+    expect(diffVm(olds, { ...news, nodeDrift: "accept" }).changed).toEqual(["nodeDrift"]);
+  });
+
   it("reports no changes for identical inputs", () => {
     expect(diffVm(olds, news)).toEqual({
       changes: false,
