@@ -1,0 +1,106 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type * as pulumi from "@pulumi/pulumi";
+import { describe, expect, it } from "vitest";
+import { markFor } from "../../../provider/identity";
+import { checkVm } from "../../../provider/operations/check";
+import type { ProxmoxVmArgs } from "../../../provider/resource";
+import type { ArgOf } from "../../../provider/spec/derive";
+import { FIELDS, FIELD_NAMES, type FieldName } from "../../../provider/spec/fields";
+
+const base = {
+  identity: { project: "infra", stack: "dev", name: "web" },
+  node: "pve1",
+  template: 9000,
+};
+
+/** A type with Pulumi's Inputs unwrapped and `?: T | undefined` read as `?: T`, at every depth. */
+type Norm<T> = T extends readonly (infer U)[]
+  ? readonly Norm<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: Norm<Exclude<T[K], undefined>> }
+    : T;
+type MemberOf<K extends FieldName> = Norm<pulumi.Unwrap<Exclude<ProxmoxVmArgs[K], undefined>>>;
+type SpecOf<K extends FieldName> = Norm<ArgOf<K>>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const holds = <T extends true>(): T => true as T;
+
+describe("the spec", () => {
+  it.each(FIELD_NAMES)("documents %s, with the type the docs show", (name) => {
+    expect(FIELDS[name].doc.trim().length).toBeGreaterThan(10);
+    expect(FIELDS[name].docType).not.toBe("");
+  });
+
+  it.each(FIELD_NAMES)("has check accept a valid %s and refuse an invalid one by name", (name) => {
+    const { valid, invalid } = FIELDS[name].example;
+    expect(checkVm({}, { ...base, [name]: valid }).failures).toEqual([]);
+    const failures = checkVm({}, { ...base, [name]: invalid }).failures;
+    expect(failures.length).toBeGreaterThan(0);
+    for (const failure of failures) expect(failure.property).toMatch(new RegExp(`^${name}\\b`));
+  });
+
+  it.each(FIELD_NAMES)("reads %s back: from the VM when PVE holds it", (name) => {
+    const spec = FIELDS[name];
+    expect(["mark", "input", "vm"]).toContain(spec.readBack.from);
+    if ("config" in spec || spec.change === "hot") expect(spec.readBack.from).toBe("vm");
+    if (spec.change === "replace") expect(spec.readBack.from).toBe("mark");
+  });
+
+  it("reads placement back from the keys the VM's mark records", () => {
+    const mark = markFor(
+      "0123456789abcdef",
+      { node: "pve1", template: 9000, storage: "s", isoStorage: "i" },
+      "complete",
+    );
+    const placement = FIELD_NAMES.filter((name) => FIELDS[name].readBack.from === "mark");
+    expect(placement.length).toBeGreaterThan(0);
+    for (const name of placement) expect(Object.keys(mark)).toContain(name);
+  });
+
+  it("writes each config key from one field only", () => {
+    const keys = FIELD_NAMES.flatMap((name) => {
+      const spec = FIELDS[name];
+      return "config" in spec ? [spec.config.key] : [];
+    });
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+describe("ProxmoxVmArgs", () => {
+  const source = readFileSync(join(__dirname, "../../../provider/resource.ts"), "utf8");
+  const body = source.slice(source.indexOf("export interface ProxmoxVmArgs {"));
+  const members = [
+    ...body
+      .slice(0, body.indexOf("\n}\n"))
+      .matchAll(/\/\*\*([\s\S]*?)\*\/\s*readonly (\w+)(\??): ([^;]+);/g),
+  ].map(([, doc = "", name = "", optional, type]) => ({
+    name,
+    doc: doc
+      .replace(/^\s*\*\s?/gm, "")
+      .replace(/\s+/g, " ")
+      .trim(),
+    optional: optional === "?",
+    type,
+  }));
+
+  it("has one documented member per field of the spec, in its order", () => {
+    expect(members.map((m) => m.name)).toEqual(FIELD_NAMES);
+  });
+
+  it.each(FIELD_NAMES)("documents %s with the spec's doc, typed from the spec", (name) => {
+    const member = members.find((m) => m.name === name);
+    const spec = FIELDS[name];
+    expect(member?.doc).toBe(spec.doc);
+    expect(member?.optional).toBe(!("required" in spec && spec.required));
+    expect(member?.type).toMatch(
+      new RegExp(`^pulumi\\.Input<(ArgOf<"${name}">|${spec.docType})>$`),
+    );
+  });
+
+  it("types every member as the spec's input, the nested interfaces included", () => {
+    // Checked by the compiler: `npm run typecheck` fails when a member and the spec disagree.
+    holds<Same<keyof ProxmoxVmArgs, FieldName>>();
+    holds<Same<{ [K in FieldName]: MemberOf<K> }, { [K in FieldName]: SpecOf<K> }>>();
+    expect(members).toHaveLength(FIELD_NAMES.length);
+  });
+});
