@@ -6,7 +6,7 @@
  * Pure: fed events, asked for the changes.
  */
 import { canonical } from "../provider/canonical";
-import { normalizeTags } from "../provider/inputs";
+import { comparableInput } from "../provider/entry";
 import type { EngineEvent } from "./automation";
 import type { PropertyChange, ResourceChange } from "./report";
 
@@ -134,7 +134,8 @@ function plannedKeys(seen: Seen): string[] {
     (key) => !IGNORED.has(key) && step.inputs[key] !== undefined,
   );
   const differ = keys.filter(
-    (key) => !same(comparable(key, step.old[key]), comparable(key, step.inputs[key])),
+    // Compared as the provider's diff compares them: a reorder of tags is no change here either.
+    (key) => !same(comparableInput(key, step.old[key]), comparableInput(key, step.inputs[key])),
   );
   if (differ.length > 0) return differ;
   // The engine blinds every secret to the same text: when nothing visible differs, the change is
@@ -147,16 +148,6 @@ function holdsSecret(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsSecret);
   if (value && typeof value === "object") return Object.values(value).some(holdsSecret);
   return false;
-}
-
-/**
- * A value as the provider's diff compares it: tags as PVE stores them (lower-case, sorted,
- * unique), so a reorder in the program is no change in a replace's or update's list either.
- */
-function comparable(key: string, value: unknown): unknown {
-  if (key === "tags" && Array.isArray(value) && value.every((t) => typeof t === "string"))
-    return normalizeTags(value);
-  return value;
 }
 
 /** A refresh that read nothing back for a resource that had outputs: it was deleted. */

@@ -9,7 +9,7 @@
  * run and `pulumi-proxmox up` can resume them.
  */
 import { readFileSync } from "node:fs";
-import { identityOf } from "../provider/identity";
+import { identityOfInputs } from "../provider/entry";
 import { selectStack, type StackSelection } from "./automation";
 
 export const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
@@ -55,37 +55,10 @@ function identitiesOf(resources: readonly StateResource[]): Set<string> {
     const hash = resource.outputs?.["identityHash"];
     if (typeof hash === "string") found.add(hash);
     // A create the engine recorded as pending has inputs but no outputs yet.
-    const fromInputs = identityFromInputs(resource.inputs);
+    const fromInputs = resource.inputs && identityOfInputs(resource.inputs);
     if (fromInputs !== undefined) found.add(fromInputs);
   }
   return found;
-}
-
-function identityFromInputs(inputs: Record<string, unknown> | undefined): string | undefined {
-  const owner = inputs?.["identity"] as
-    { project?: unknown; stack?: unknown; name?: unknown } | undefined;
-  const node = inputs?.["node"];
-  const template = inputs?.["template"];
-  if (
-    typeof owner?.project !== "string" ||
-    typeof owner.stack !== "string" ||
-    typeof owner.name !== "string" ||
-    typeof node !== "string" ||
-    (typeof template !== "string" && typeof template !== "number")
-  ) {
-    return undefined;
-  }
-  const storage = inputs?.["storage"];
-  const isoStorage = inputs?.["isoStorage"];
-  return identityOf(
-    { project: owner.project, stack: owner.stack, name: owner.name },
-    {
-      node,
-      template,
-      storage: typeof storage === "string" ? storage : undefined,
-      isoStorage: typeof isoStorage === "string" ? isoStorage : "local",
-    },
-  );
 }
 
 export interface OwnerSources {

@@ -10,8 +10,7 @@ import type { ProxmoxApi } from "../provider/api/proxmox-api";
 import type { ConnectionConfig } from "../provider/config";
 import type { OperationContext } from "../provider/context";
 import { operationContext } from "../provider/operation-context";
-import { deleteVm } from "../provider/operations/delete";
-import type { VmState } from "../provider/state/vm-state";
+import { deleteMarkedVm } from "../provider/entry";
 import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
 import type { StackSelection } from "./automation";
 import { UsageError, writeReport, type ExitCode } from "./report";
@@ -145,16 +144,8 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       );
       continue;
     }
-    // deleteVm reads only these fields of the state: the rest of a VmState is not needed.
-    const state: Pick<VmState, "vmid" | "identityHash" | "vmName" | "isoStorage" | "timeouts"> = {
-      vmid: vm.vmid,
-      identityHash: vm.identity,
-      vmName: vm.name,
-      isoStorage: vm.isoStorage,
-      timeouts: { cloneMs: taskMs, agentMs: taskMs, taskMs },
-    };
     try {
-      await deleteVm(ctx, state as VmState);
+      await deleteMarkedVm(ctx, vm, taskMs);
       items.push(vmItem(vm, "deleted", "stopped, seeds deleted, destroyed"));
     } catch (error) {
       items.push(vmItem(vm, "failed", (error as Error).message));

@@ -5,7 +5,7 @@
  * to the provider as resumable (their creates carry on even when the VM is complete, instead of
  * refusing with CONFLICT), and their pending creates are dropped, since this run creates them.
  */
-import { RESUME_ENV } from "../provider/operations/resume-list";
+import { RESUME_ENV } from "../provider/entry";
 import { runEngineCommand, type EngineCommandOptions } from "./engine-command";
 import { clearPendingVmCreates, readPendingCreates } from "./pending-creates";
 import type { CommandReport } from "./report";

@@ -12,7 +12,13 @@ import type { VmState } from "../state/vm-state";
 import { isHaRequest, waitForPowerState } from "./power-state";
 import { deleteSeedsEverywhere } from "./seed-step";
 
-export async function deleteVm(ctx: OperationContext, state: VmState): Promise<void> {
+/** What delete needs to know of a VM: where to find it, how to tell it is ours, its budget. */
+export type DeleteTarget = Pick<VmState, "vmid" | "identityHash" | "vmName" | "isoStorage"> & {
+  /** The budget of each task (stop, seed deletes, destroy). */
+  readonly timeouts: Pick<VmState["timeouts"], "taskMs">;
+};
+
+export async function deleteVm(ctx: OperationContext, state: DeleteTarget): Promise<void> {
   const budget = state.timeouts.taskMs;
   const owner = { identity: state.identityHash, vmid: state.vmid, isoStorage: state.isoStorage };
   const listed = await ctx.listVms({ fresh: true }).catch((error) => {

@@ -252,7 +252,11 @@ export const FIELDS = {
     schema: z.array(tag).max(64),
     mayBeUnknown: true,
     change: "hot",
-    normalize: (tags) => (Array.isArray(tags) ? normalizeTags(tags as string[]) : (tags ?? [])),
+    // A value that is not a list of tags (absent, or blinded as a secret) is compared as it is.
+    normalize: (tags) =>
+      Array.isArray(tags) && tags.every((t) => typeof t === "string")
+        ? normalizeTags(tags)
+        : (tags ?? []),
     stored: z.array(z.string()).optional(),
     config: {
       key: "tags",
