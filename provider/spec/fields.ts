@@ -50,7 +50,7 @@ const wholeNumber = (what: string) =>
     .number({ error: (issue) => `must be ${what}, got ${kindOf(issue.input)}` })
     .int(`must be a whole ${what.replace(/^an? /, "")}`);
 
-export const timeoutsSchema = z.strictObject({
+const timeoutsSchema = z.strictObject({
   /** Budget for the clone task, including waiting on a clone already in progress. */
   cloneMs: z
     .number()
