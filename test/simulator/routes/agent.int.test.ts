@@ -115,10 +115,32 @@ describe("routes/agent", () => {
     });
   });
 
-  it("records a seed whose YAML is outside the subset", async () => {
-    await attachSeed({ "meta-data": "local-hostname: &a x\n" });
+  it("reads the seed's YAML as cloud-init does: anchors, aliases, and yes as true", async () => {
+    await attachSeed({
+      "meta-data": "name: &host web-7 # the hostname\nlocal-hostname: *host\n",
+      "network-config": "version: 2\nethernets:\n  eth0: {dhcp4: yes}\n",
+    });
     await startAndBoot();
-    expect(sim.model.vms.get(100)?.guest.seedError).toBe("unsupported YAML construct '&a x'");
+    expect(sim.model.vms.get(100)?.guest.seedError).toBeUndefined();
+    expect(data(await api.get("/nodes/pve1/qemu/100/agent/get-host-name"))).toEqual({
+      result: { "host-name": "web-7" },
+    });
+    const eth0 = (await interfaces())[1];
+    expect((eth0?.["ip-addresses"] as Record<string, unknown>[])[0]).toMatchObject({
+      "ip-address-type": "ipv4",
+      prefix: 24,
+    });
+  });
+
+  it("records a seed whose YAML cloud-init could not load, and falls back to DHCP", async () => {
+    await attachSeed({ "meta-data": "local-hostname: a: b\n" });
+    await startAndBoot();
+    expect(sim.model.vms.get(100)?.guest.seedError).toBe(
+      "Nested mappings are not allowed in compact mappings",
+    );
+    expect(data(await api.get("/nodes/pve1/qemu/100/agent/get-host-name"))).toEqual({
+      result: { "host-name": "vm100" },
+    });
   });
 });
 
