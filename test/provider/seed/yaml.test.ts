@@ -120,15 +120,14 @@ describe("yaml", () => {
   });
 
   describe("checkYaml", () => {
+    /** Each document's verdicts, PyYAML's and ours, next to the document for a readable diff. */
+    const verdicts = (docs: readonly string[]) => {
+      const py = pyYamlLoad(docs);
+      return docs.map((doc, i) => ({ doc, py: py[i]?.ok, ours: checkYaml(doc).ok }));
+    };
+
     it("accepts every valid corpus document, as PyYAML does", () => {
-      const py = pyYamlLoad(VALID);
-      VALID.forEach((doc, i) => {
-        expect({ doc, py: py[i]?.ok, ours: checkYaml(doc).ok }).toEqual({
-          doc,
-          py: true,
-          ours: true,
-        });
-      });
+      expect(verdicts(VALID)).toEqual(VALID.map((doc) => ({ doc, py: true, ours: true })));
     });
 
     it("rejects every invalid corpus document PyYAML rejects, naming the line", () => {
@@ -143,21 +142,13 @@ describe("yaml", () => {
     });
 
     it("passes the documented lenient cases that PyYAML rejects", () => {
-      const py = pyYamlLoad(LENIENT);
-      LENIENT.forEach((doc, i) => {
-        expect({ doc, py: py[i]?.ok, ours: checkYaml(doc).ok }).toEqual({
-          doc,
-          py: false,
-          ours: true,
-        });
-      });
+      expect(verdicts(LENIENT)).toEqual(LENIENT.map((doc) => ({ doc, py: false, ours: true })));
     });
 
     it("rejects nothing that PyYAML loads", () => {
-      const docs = fc.sample(yamlText, { numRuns: 600, seed: 7 });
-      const py = pyYamlLoad(docs);
-      const wrongly = docs.filter((doc, i) => py[i]?.ok === true && !checkYaml(doc).ok);
-      expect(wrongly.map((doc) => ({ doc, ours: checkYaml(doc) }))).toEqual([]);
+      const all = verdicts(fc.sample(yamlText, { numRuns: 600, seed: 7 }));
+      expect(all.filter(({ py }) => py).length).toBeGreaterThan(100);
+      expect(all.filter(({ py, ours }) => py && !ours)).toEqual([]);
     });
 
     it("never repeats the document's text in its message", () => {
