@@ -35,16 +35,22 @@ class SeedError extends Error {}
 
 /**
  * Reads a seed document as cloud-init does: PyYAML's `safe_load`, YAML 1.1 (`yes`/`on` are
- * booleans, `0755` is octal), one document, duplicate keys allowed (the last one wins). An
- * error throws a `YAMLError`; warnings (an unknown tag) are not printed.
+ * booleans, `0755` is octal), one document, duplicate keys allowed (the last one wins). A syntax
+ * error throws a `YAMLError`; warnings (an unknown tag) are not printed. The package reports an
+ * alias it cannot resolve, or more than 100 of them, as a `ReferenceError`: a seed error too.
  */
 function loadYaml(text: string): unknown {
-  return parse(text, {
-    version: "1.1",
-    uniqueKeys: false,
-    prettyErrors: false,
-    logLevel: "error",
-  }) as unknown;
+  try {
+    return parse(text, {
+      version: "1.1",
+      uniqueKeys: false,
+      prettyErrors: false,
+      logLevel: "error",
+    }) as unknown;
+  } catch (err) {
+    if (err instanceof ReferenceError) throw new SeedError(err.message);
+    throw err;
+  }
 }
 
 /** An IPv6 link-local address derived from the MAC (EUI-64), as the guest kernel assigns. */

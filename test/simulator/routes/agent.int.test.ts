@@ -132,12 +132,21 @@ describe("routes/agent", () => {
     });
   });
 
-  it("records a seed whose YAML cloud-init could not load, and falls back to DHCP", async () => {
-    await attachSeed({ "meta-data": "local-hostname: a: b\n" });
-    await startAndBoot();
-    expect(sim.model.vms.get(100)?.guest.seedError).toBe(
+  it.each([
+    [
+      "a syntax error",
+      "local-hostname: a: b\n",
       "Nested mappings are not allowed in compact mappings",
-    );
+    ],
+    [
+      "an undefined alias",
+      "local-hostname: *nowhere\n",
+      "Unresolved alias (the anchor must be set before the alias): nowhere",
+    ],
+  ])("records a seed with %s in its YAML, and falls back to DHCP", async (_, meta, error) => {
+    await attachSeed({ "meta-data": meta });
+    await startAndBoot();
+    expect(sim.model.vms.get(100)?.guest.seedError).toBe(error);
     expect(data(await api.get("/nodes/pve1/qemu/100/agent/get-host-name"))).toEqual({
       result: { "host-name": "vm100" },
     });
