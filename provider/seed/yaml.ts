@@ -115,12 +115,17 @@ const NOT_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\ud800-\udff
  * of at first boot. Never throws. Messages carry the line and the parser's reason, never the
  * document's text: user-data is secret.
  */
-export function checkYaml(text: string): YamlCheck {
+export function checkYaml(original: string): YamlCheck {
+  // PyYAML takes a lone CR as a line break too; the package does not.
+  const text = original.replace(/\r\n?/g, "\n");
   const bad = NOT_PRINTABLE.exec(text);
   if (bad) {
-    const line = text.slice(0, bad.index).split("\n").length;
     const code = (bad[0].codePointAt(0) ?? 0).toString(16).padStart(4, "0");
-    return { ok: false, line, message: `special character U+${code} is not allowed` };
+    return {
+      ok: false,
+      line: lineAt(text, bad.index),
+      message: `special character U+${code} is not allowed`,
+    };
   }
   const doc = parseDocument(text, { version: "1.1", uniqueKeys: false, prettyErrors: false });
   const error = doc.errors[0];

@@ -29,6 +29,8 @@ export const VALID: readonly string[] = [
   "runcmd:\n  - |\n    echo one\n    echo two\n  - echo three\n",
   "a:\n\n  b: 1\n\n\n  c: 2\n",
   'text: "line\\\n  continued"\n',
+  "\ufeff#cloud-config\r\na: 1\r\nb: [x]\r\n",
+  "a: 1\rb:\r  - 2\r",
 ];
 
 /** Rejected by PyYAML but passed by our checker: lenient, which blocks no working config. */

@@ -226,6 +226,7 @@ const yamlText = fc.string({
     " ",
     "  ",
     "\n",
+    "\r",
     ":",
     "#",
     "'",
