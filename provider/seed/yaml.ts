@@ -116,8 +116,8 @@ const NOT_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\ud800-\udff
  * document's text: user-data is secret.
  */
 export function checkYaml(original: string): YamlCheck {
-  // PyYAML takes a lone CR as a line break too; the package does not.
-  const text = original.replace(/\r\n?/g, "\n");
+  // PyYAML also breaks lines at a lone CR, NEL, U+2028 and U+2029; the package does not.
+  const text = original.replace(/\r\n?|[\x85\u2028\u2029]/g, "\n");
   const bad = NOT_PRINTABLE.exec(text);
   if (bad) {
     const code = (bad[0].codePointAt(0) ?? 0).toString(16).padStart(4, "0");

@@ -31,6 +31,7 @@ export const VALID: readonly string[] = [
   'text: "line\\\n  continued"\n',
   "\ufeff#cloud-config\r\na: 1\r\nb: [x]\r\n",
   "a: 1\rb:\r  - 2\r",
+  "a: 1\u0085b: 2\u2028c: 'x\u2029  y'\n",
 ];
 
 /** Rejected by PyYAML but passed by our checker: lenient, which blocks no working config. */

@@ -227,6 +227,7 @@ const yamlText = fc.string({
     "  ",
     "\n",
     "\r",
+    "\u2028",
     ":",
     "#",
     "'",
