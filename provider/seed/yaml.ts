@@ -116,8 +116,9 @@ const NOT_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\ud800-\udff
  * document's text: user-data is secret.
  */
 export function checkYaml(original: string): YamlCheck {
-  // PyYAML also breaks lines at a lone CR, NEL, U+2028 and U+2029; the package does not.
-  const text = original.replace(/\r\n?|[\x85\u2028\u2029]/g, "\n");
+  // PyYAML skips a leading BOM, and also breaks lines at a lone CR, NEL, U+2028 and U+2029; the
+  // package trips on the first in places and does neither of the rest.
+  const text = original.replace(/^\ufeff/, "").replace(/\r\n?|[\x85\u2028\u2029]/g, "\n");
   const bad = NOT_PRINTABLE.exec(text);
   if (bad) {
     const code = (bad[0].codePointAt(0) ?? 0).toString(16).padStart(4, "0");
@@ -127,7 +128,14 @@ export function checkYaml(original: string): YamlCheck {
       message: `special character U+${code} is not allowed`,
     };
   }
-  const doc = parseDocument(text, { version: "1.1", uniqueKeys: false, prettyErrors: false });
+  // Not strict: the package then lets pass what YAML 1.2 forbids but reads unambiguously, such
+  // as a comment right after a quoted value (`"x"# note`), which PyYAML loads.
+  const doc = parseDocument(text, {
+    version: "1.1",
+    strict: false,
+    uniqueKeys: false,
+    prettyErrors: false,
+  });
   const error = doc.errors[0];
   if (error !== undefined) {
     const message = error.code === "MULTIPLE_DOCS" ? SINGLE_DOCUMENT : error.message;

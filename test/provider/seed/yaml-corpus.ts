@@ -32,6 +32,8 @@ export const VALID: readonly string[] = [
   "\ufeff#cloud-config\r\na: 1\r\nb: [x]\r\n",
   "a: 1\rb:\r  - 2\r",
   "a: 1\u0085b: 2\u2028c: 'x\u2029  y'\n",
+  "a: \"x\"# a comment right after the quote\nb: 'it''s'#too\n",
+  "\ufeff- &x \n",
 ];
 
 /** Rejected by PyYAML but passed by our checker: lenient, which blocks no working config. */

@@ -245,7 +245,11 @@ const yamlText = fc.string({
     "? ",
     "\\",
     "---\n",
+    "...\n",
     "\t",
+    "'it''s'",
+    "!!str ",
+    "<<: ",
   ),
   maxLength: 12,
 });
