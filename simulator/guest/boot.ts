@@ -35,7 +35,8 @@ class SeedError extends Error {}
 
 /**
  * Reads a seed document as cloud-init does: PyYAML's `safe_load`, YAML 1.1 (`yes`/`on` are
- * booleans, `0755` is octal), one document, duplicate keys allowed (the last one wins). A syntax
+ * booleans, `0755` is octal), one document, duplicate keys allowed (the last one wins), none of
+ * YAML 1.2's strictness rules for unambiguous text (a comment right after a quote). A syntax
  * error throws a `YAMLError`; warnings (an unknown tag) are not printed. The package reports an
  * alias it cannot resolve, or more than 100 of them, as a `ReferenceError`: a seed error too.
  */
@@ -43,6 +44,7 @@ function loadYaml(text: string): unknown {
   try {
     return parse(text, {
       version: "1.1",
+      strict: false,
       uniqueKeys: false,
       prettyErrors: false,
       logLevel: "error",

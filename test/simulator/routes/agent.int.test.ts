@@ -115,9 +115,9 @@ describe("routes/agent", () => {
     });
   });
 
-  it("reads the seed's YAML as cloud-init does: anchors, aliases, and yes as true", async () => {
+  it("reads the seed's YAML as cloud-init does: anchors, aliases, yes as true, lax comments", async () => {
     await attachSeed({
-      "meta-data": "name: &host web-7 # the hostname\nlocal-hostname: *host\n",
+      "meta-data": 'name: &host "web-7"# no space before the comment\nlocal-hostname: *host\n',
       "network-config": "version: 2\nethernets:\n  eth0: {dhcp4: yes}\n",
     });
     await startAndBoot();
