@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { CheckFailure } from "../check-failure";
 import { seedNicSchema } from "../spec/network";
-import { checkYaml } from "./yaml-check.js";
+import { checkYaml } from "./yaml.js";
 
 /** user-data, network-config and vendor-data each stay under this many UTF-8 bytes. */
 export const MAX_DOCUMENT_BYTES = 64 * 1024;
@@ -74,11 +74,7 @@ const userData = z.string().superRefine((text, ctx) => {
       code: "custom",
       message: `is not valid YAML: line ${result.line}: ${result.message}`,
     });
-  } else if (
-    result.root !== "unchecked" &&
-    result.root.kind !== "map" &&
-    result.root.kind !== "null"
-  ) {
+  } else if (result.root === "other") {
     ctx.addIssue({
       code: "custom",
       message: "must be a YAML mapping after #cloud-config (key: value lines)",

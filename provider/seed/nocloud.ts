@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { CloudInit, CloudInitNic, CloudInitUser } from "./inputs.js";
-import { emitYaml, type YamlValue } from "./yaml-emit.js";
+import { emitYaml, type YamlValue } from "./yaml.js";
 
 export interface SeedIdentity {
   /** Stable per VM (e.g. its claim identity); the instance-id is this plus a content hash. */

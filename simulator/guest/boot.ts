@@ -2,7 +2,7 @@ import type { SimContext } from "../context.js";
 import type { GuestInterface, VmRecord } from "../model/types.js";
 import { driveVolume, parsePropertyString } from "../model/vm-config.js";
 import { IsoError, readIso } from "./iso9660.js";
-import { parseYaml, YamlError, type YamlValue } from "./yaml.js";
+import { parse, YAMLError } from "yaml";
 
 interface Nic {
   readonly name: string;
@@ -24,8 +24,35 @@ function nicsOf(vm: VmRecord): Nic[] {
     });
 }
 
-function asMap(value: YamlValue | undefined): Record<string, YamlValue> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
+function asMap(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** A seed whose documents the guest's cloud-init could not use. */
+class SeedError extends Error {}
+
+/**
+ * Reads a seed document as cloud-init does: PyYAML's `safe_load`, YAML 1.1 (`yes`/`on` are
+ * booleans, `0755` is octal), one document, duplicate keys allowed (the last one wins), none of
+ * YAML 1.2's strictness rules for unambiguous text (a comment right after a quote). A syntax
+ * error throws a `YAMLError`; warnings (an unknown tag) are not printed. The package reports an
+ * alias it cannot resolve, or more than 100 of them, as a `ReferenceError`: a seed error too.
+ */
+function loadYaml(text: string): unknown {
+  try {
+    return parse(text, {
+      version: "1.1",
+      strict: false,
+      uniqueKeys: false,
+      prettyErrors: false,
+      logLevel: "error",
+    }) as unknown;
+  } catch (err) {
+    if (err instanceof ReferenceError) throw new SeedError(err.message);
+    throw err;
+  }
 }
 
 /** An IPv6 link-local address derived from the MAC (EUI-64), as the guest kernel assigns. */
@@ -53,16 +80,12 @@ function apipaOf(mac: string): string {
 }
 
 /** network-config v2 `ethernets` → addresses per NIC (DHCP leases from the bridge pool). */
-function configureNics(
-  sim: SimContext,
-  nics: Nic[],
-  network: YamlValue | undefined,
-): GuestInterface[] {
+function configureNics(sim: SimContext, nics: Nic[], network: unknown): GuestInterface[] {
   const ethernets = asMap(asMap(network)?.["ethernets"]);
   // A container host lists its docker0 bridge before the NICs (interface index order).
   const out: GuestInterface[] = sim.options.guest.dockerBridge ? [DOCKER0] : [];
   nics.forEach((nic, index) => {
-    let entry: Record<string, YamlValue> | undefined;
+    let entry: Record<string, unknown> | undefined;
     for (const [id, value] of Object.entries(ethernets ?? {})) {
       const spec = asMap(value);
       const mac = asMap(spec?.["match"])?.["macaddress"];
@@ -106,7 +129,7 @@ export function bootGuest(sim: SimContext, vm: VmRecord): void {
   const ide2 = vm.config["ide2"];
   const volid = ide2 === undefined ? undefined : driveVolume(String(ide2));
   let hostname: string | undefined;
-  let network: YamlValue | undefined;
+  let network: unknown;
   delete vm.guest.seedError;
   if (volid !== undefined) {
     try {
@@ -118,25 +141,22 @@ export function bootGuest(sim: SimContext, vm: VmRecord): void {
         throw new IsoError(`volume label '${iso.volumeId}' is not 'cidata'`);
       const meta = iso.files.get("meta-data");
       if (meta === undefined) throw new IsoError("no meta-data file on the seed");
-      const parsedMeta = asMap(parseYaml(meta.toString("utf8")));
+      const parsedMeta = asMap(loadYaml(meta.toString("utf8")));
       const name = parsedMeta?.["local-hostname"];
       if (typeof name === "string") hostname = name;
       const net = iso.files.get("network-config");
       if (net !== undefined) {
-        const parsed = asMap(parseYaml(net.toString("utf8")));
+        const parsed = asMap(loadYaml(net.toString("utf8")));
         // Accept both the bare v2 document and the `network:` wrapped form.
-        network = asMap(parsed?.["network"]) ?? parsed;
-        if (network?.["version"] !== 2)
-          throw new YamlError(
-            `unsupported network-config version '${String(network?.["version"])}'`,
+        const config = asMap(parsed?.["network"]) ?? parsed;
+        if (config?.["version"] !== 2)
+          throw new SeedError(
+            `unsupported network-config version '${String(config?.["version"])}'`,
           );
+        network = config;
       }
     } catch (err) {
-      if (
-        !(err instanceof IsoError) &&
-        !(err instanceof YamlError) &&
-        !(err instanceof SyntaxError)
-      )
+      if (!(err instanceof IsoError) && !(err instanceof SeedError) && !(err instanceof YAMLError))
         throw err;
       vm.guest.seedError = err.message;
       hostname = undefined;

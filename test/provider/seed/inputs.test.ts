@@ -85,8 +85,7 @@ describe("inputs", () => {
       failures: [
         {
           property: "cloudInit.userData",
-          reason:
-            "is not valid YAML: line 4: bad indentation: this line is indented more than the entries above",
+          reason: "is not valid YAML: line 4: All mapping items must start at the same column",
         },
       ],
     });

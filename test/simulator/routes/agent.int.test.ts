@@ -115,10 +115,41 @@ describe("routes/agent", () => {
     });
   });
 
-  it("records a seed whose YAML is outside the subset", async () => {
-    await attachSeed({ "meta-data": "local-hostname: &a x\n" });
+  it("reads the seed's YAML as cloud-init does: anchors, aliases, yes as true, lax comments", async () => {
+    await attachSeed({
+      "meta-data": 'name: &host "web-7"# no space before the comment\nlocal-hostname: *host\n',
+      "network-config": "version: 2\nethernets:\n  eth0: {dhcp4: yes}\n",
+    });
     await startAndBoot();
-    expect(sim.model.vms.get(100)?.guest.seedError).toBe("unsupported YAML construct '&a x'");
+    expect(sim.model.vms.get(100)?.guest.seedError).toBeUndefined();
+    expect(data(await api.get("/nodes/pve1/qemu/100/agent/get-host-name"))).toEqual({
+      result: { "host-name": "web-7" },
+    });
+    const eth0 = (await interfaces())[1];
+    expect((eth0?.["ip-addresses"] as Record<string, unknown>[])[0]).toMatchObject({
+      "ip-address-type": "ipv4",
+      prefix: 24,
+    });
+  });
+
+  it.each([
+    [
+      "a syntax error",
+      "local-hostname: a: b\n",
+      "Nested mappings are not allowed in compact mappings",
+    ],
+    [
+      "an undefined alias",
+      "local-hostname: *nowhere\n",
+      "Unresolved alias (the anchor must be set before the alias): nowhere",
+    ],
+  ])("records a seed with %s in its YAML, and falls back to DHCP", async (_, meta, error) => {
+    await attachSeed({ "meta-data": meta });
+    await startAndBoot();
+    expect(sim.model.vms.get(100)?.guest.seedError).toBe(error);
+    expect(data(await api.get("/nodes/pve1/qemu/100/agent/get-host-name"))).toEqual({
+      result: { "host-name": "vm100" },
+    });
   });
 });
 
