@@ -4,12 +4,15 @@
  * (docs/simulator.md, "Version profiles", names the PVE source of each row).
  */
 
+/** The releases the simulator can answer as. */
 export const PVE_VERSIONS = ["7.4", "8.4", "9.1"] as const;
+/** One of {@link PVE_VERSIONS}. */
 export type PveVersion = (typeof PVE_VERSIONS)[number];
 export const DEFAULT_PVE_VERSION: PveVersion = "8.4";
 /** Picks the profile when `pveVersion` is not passed, so a whole test suite can switch at once. */
 export const PVE_VERSION_ENV = "PVE_SIM_VERSION";
 
+/** How one PVE release answers where releases differ. */
 export interface VersionProfile {
   readonly pveVersion: PveVersion;
   /** What `GET /version` and `GET /nodes/{node}/version` answer. */
@@ -96,6 +99,7 @@ const GUEST_AGENT_PRIVILEGES = [
 
 const sorted = (privileges: readonly string[]): readonly string[] => [...privileges].sort();
 
+/** What each release answers differently, one row per release. */
 export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
   "7.4": {
     pveVersion: "7.4",
