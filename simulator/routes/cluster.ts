@@ -39,6 +39,8 @@ function vmRows(sim: SimContext, tokenId: string, now: number): Record<string, u
         diskread: 0,
         diskwrite: 0,
       });
+      // 9.x: pvestatd also reports the host's view of the guest's memory.
+      if (sim.options.profile.hostPressureInStatus) row["memhost"] = row["mem"];
     }
     const lock = vm.config["lock"];
     if (lock !== undefined) row["lock"] = lock;

@@ -142,6 +142,10 @@ describe.each(PVE_VERSIONS)("PVE %s profile", (pveVersion) => {
       expect("pressurememoryfull" in answer).toBe(profile.hostPressureInStatus);
     }
     expect("clipboard" in current).toBe(profile.clipboardInStatus);
+    const listed = (data(await api.get("/cluster/resources?type=vm")) as object[]).find(
+      (vm) => (vm as { vmid: number }).vmid === 100,
+    ) as object;
+    expect("memhost" in listed).toBe(profile.hostPressureInStatus);
   });
 
   it(`${profile.bridgeNeedsSdnUse ? "needs" : "does not need"} SDN.Use on the bridge, and on its VLAN tag when one is set`, async () => {
