@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { startSimulator } from "./index.js";
+import type { PveVersion } from "./model/versions.js";
 import type { TaskType } from "./options.js";
 
 const USAGE = `pve-sim: a Proxmox VE API simulator (loopback only)
@@ -14,6 +15,7 @@ const USAGE = `pve-sim: a Proxmox VE API simulator (loopback only)
   --task-ms <n>         duration of every task (default: realistic per type)
   --guest-boot-ms <n>   delay until the guest agent answers (default 3000)
   --auth-delay-ms <n>   delay of 401 answers (default 3000, as PVE)
+  --pve-version <v>     answer as PVE 7.4, 8.4 or 9.1 (default $PVE_SIM_VERSION, else 8.4)
 
 Prints one JSON line when ready: {"url","caFile","apiToken","adminUrl"}.`;
 
@@ -44,6 +46,7 @@ async function main(): Promise<void> {
       "task-ms": { type: "string" },
       "guest-boot-ms": { type: "string" },
       "auth-delay-ms": { type: "string" },
+      "pve-version": { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -61,6 +64,10 @@ async function main(): Promise<void> {
     listingLagMs: Number(values["listing-lag-ms"] ?? 1000),
     guestBootMs: Number(values["guest-boot-ms"] ?? 3000),
     authFailureDelayMs: Number(values["auth-delay-ms"] ?? 3000),
+    // An unknown version is refused by startSimulator, naming the versions it knows.
+    ...(values["pve-version"] === undefined
+      ? {}
+      : { pveVersion: values["pve-version"] as PveVersion }),
     ...(taskMs === undefined
       ? { taskDurationsMs: REALISTIC, defaultTaskMs: 1000 }
       : { defaultTaskMs: taskMs }),

@@ -9,7 +9,6 @@ import { Faults } from "./faults.js";
 import { bootGuest } from "./guest/boot.js";
 import { IpPools } from "./guest/ip-pools.js";
 import { Cluster } from "./model/cluster.js";
-import { ALL_PRIVILEGES } from "./model/defaults.js";
 import { FlockTable } from "./model/flock.js";
 import type { HaResource } from "./model/ha.js";
 import { loadState, saveState } from "./model/persistence.js";
@@ -21,6 +20,8 @@ import { createApiHandler, type RequestLogEntry } from "./server.js";
 import { generateTls } from "./tls/certs.js";
 
 export type { GuestNetworkOptions, SimulatorOptions, TaskType } from "./options.js";
+export { PVE_VERSIONS, VERSION_PROFILES } from "./model/versions.js";
+export type { PveVersion, VersionProfile } from "./model/versions.js";
 export type { RequestLogEntry } from "./server.js";
 export type { RequestMatch } from "./faults.js";
 export { Faults } from "./faults.js";
@@ -83,14 +84,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const cluster = new Cluster(opts.nodes, opts.storages);
   const pools = new IpPools(opts.bridges);
   const rootSecret = TokenStore.newSecret();
-  const tokens = new TokenStore([
-    {
-      tokenId: "root@pam!ci",
-      secret: rootSecret,
-      acls: [{ path: "/", privileges: ALL_PRIVILEGES }],
-    },
-    ...opts.tokens,
-  ]);
+  const tokens = new TokenStore(
+    [
+      {
+        tokenId: "root@pam!ci",
+        secret: rootSecret,
+        acls: [{ path: "/", privileges: opts.profile.privileges }],
+      },
+      ...opts.tokens,
+    ],
+    opts.profile.privileges,
+  );
   let saveTimer: NodeJS.Timeout | undefined;
   const save = (): void => {
     if (saveTimer !== undefined) clearTimeout(saveTimer);

@@ -5,6 +5,7 @@ import {
   DEFAULT_STORAGES,
   DEFAULT_TEMPLATES,
 } from "./model/defaults.js";
+import { versionProfile, type PveVersion, type VersionProfile } from "./model/versions.js";
 
 /** Task types whose duration can be set (PVE's worker type names). */
 export type TaskType =
@@ -51,7 +52,12 @@ export interface SimulatorOptions {
   readonly haCrmDelayMs?: number;
   /** PVE delays every 401 by ~3 s; default here 100 ms so tests stay fast; the CLI uses 3000. */
   readonly authFailureDelayMs?: number;
-  /** Add `message` to error bodies like pve-http-server >= 5.2.0 (default true). */
+  /**
+   * The PVE release to answer as (default `$PVE_SIM_VERSION`, else 8.4): version strings, error
+   * bodies, privileges, resize, status fields (docs/simulator.md, "Version profiles").
+   */
+  readonly pveVersion?: PveVersion;
+  /** Add `message` to error bodies like pve-http-server >= 5.2.0 (default: as the release does). */
   readonly errorMessageInBody?: boolean;
   /** Extra interfaces the simulated guests list, to test address selection (default: none). */
   readonly guest?: GuestNetworkOptions;
@@ -84,6 +90,7 @@ export interface ResolvedOptions {
   readonly guestBootMs: number;
   readonly haCrmDelayMs: number;
   readonly authFailureDelayMs: number;
+  readonly profile: VersionProfile;
   readonly errorMessageInBody: boolean;
   readonly maxRetainedFileBytes: number;
   readonly guest: Required<GuestNetworkOptions>;
@@ -96,6 +103,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
   if (!LOOPBACK.has(host) && options.allowNonLoopback !== true) {
     throw new Error(`refusing to listen on non-loopback host '${host}' without allowNonLoopback`);
   }
+  const profile = versionProfile(options.pveVersion);
   return {
     host,
     port: options.port ?? 0,
@@ -113,7 +121,8 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     guestBootMs: options.guestBootMs ?? 100,
     haCrmDelayMs: options.haCrmDelayMs ?? 200,
     authFailureDelayMs: options.authFailureDelayMs ?? 100,
-    errorMessageInBody: options.errorMessageInBody ?? true,
+    profile,
+    errorMessageInBody: options.errorMessageInBody ?? profile.errorMessageInBody,
     maxRetainedFileBytes: options.maxRetainedFileBytes ?? 16 * 1024 * 1024,
     guest: {
       dockerBridge: options.guest?.dockerBridge ?? false,

@@ -5,8 +5,8 @@ import { TokenStore } from "./auth/tokens.js";
 import type { RequestFault, SimContext } from "./context.js";
 import { hasBody, parseBodyParams, readBody } from "./http/body.js";
 import { validateParams, type RawParams } from "./http/params.js";
-import { dieError, PveError } from "./http/pve-error.js";
-import { asPveError, sendData, sendEmpty, sendError } from "./http/respond.js";
+import { dieError, PveError, ServerError } from "./http/pve-error.js";
+import { asPveError, sendData, sendEmpty, sendError, sendServerError } from "./http/respond.js";
 import type { Router } from "./http/router.js";
 
 /** One served API request; never holds the token secret. */
@@ -49,9 +49,7 @@ export function createApiHandler(
     const apiPath = path.startsWith(`${PREFIX}/`) ? path.slice(PREFIX.length) : undefined;
     const tokenId = TokenStore.peekTokenId(req.headers.authorization);
     handle(sim, router, req, res, method, apiPath, url)
-      .catch((err: unknown) =>
-        res.headersSent ? 0 : sendError(res, asPveError(err), sim.options.errorMessageInBody),
-      )
+      .catch((err: unknown) => (res.headersSent ? 0 : sendFailure(sim, res, err)))
       .then((status) => {
         const entry: RequestLogEntry = {
           method,
@@ -67,6 +65,15 @@ export function createApiHandler(
       })
       .catch(() => undefined);
   };
+}
+
+/** An error as PVE answers it: the API handler's JSON envelope, or the HTTP server's bare one. */
+function sendFailure(sim: SimContext, res: ServerResponse, err: unknown): number {
+  const { errorMessageInBody, profile } = sim.options;
+  if (err instanceof ServerError) {
+    return sendServerError(res, err, profile.outsideHandlerErrorStatus, errorMessageInBody);
+  }
+  return sendError(res, asPveError(err), errorMessageInBody);
 }
 
 /**
@@ -104,7 +111,7 @@ async function handle(
   url: URL,
 ): Promise<number> {
   const messageInBody = sim.options.errorMessageInBody;
-  if (path === undefined) return sendError(res, new PveError(501, "no such uri"), messageInBody);
+  if (path === undefined) throw new ServerError("no such uri", 501);
 
   const fault = takeFault(sim.requestFaults, method, path);
   if (fault?.kind === "drop") {
@@ -142,11 +149,7 @@ async function handle(
   const { route, pathParams } = matched;
   const streams = route.streamsBody === true;
   if ((method === "GET" || method === "DELETE") && hasBody(req)) {
-    return sendError(
-      res,
-      new PveError(501, `Unexpected content for method '${method}'`),
-      messageInBody,
-    );
+    throw new ServerError(`Unexpected content for method '${method}'`, 501);
   }
   const raw: RawParams = { ...Object.fromEntries(url.searchParams) };
   if (!streams && (method === "POST" || method === "PUT")) {

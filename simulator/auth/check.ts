@@ -1,5 +1,6 @@
 import type { SimContext } from "../context.js";
 import { permError } from "../http/pve-error.js";
+import { parsePropertyString } from "../model/vm-config.js";
 
 /**
  * PVE's `check` (all of `privs`, first missing one named) and `check_any` (`|`-joined list):
@@ -28,6 +29,18 @@ export function requireAnyPriv(
 
 export function hasPriv(sim: SimContext, tokenId: string, path: string, priv: string): boolean {
   return sim.tokens.has(tokenId, path, priv);
+}
+
+/**
+ * A NIC's bridge (8.0 and later): `SDN.Use` on `/sdn/zones/localnetwork/<bridge>`, or on
+ * `…/<bridge>/<tag>` when the NIC sets a VLAN tag. Plain bridges are the `localnetwork` zone.
+ */
+export function requireBridgeAccess(sim: SimContext, tokenId: string, nic: string): void {
+  if (!sim.options.profile.bridgeNeedsSdnUse) return;
+  const { bridge, tag } = parsePropertyString(nic).opts;
+  if (bridge === undefined) return;
+  const path = `/sdn/zones/localnetwork/${bridge}${tag === undefined ? "" : `/${tag}`}`;
+  requirePrivs(sim, tokenId, path, ["SDN.Use"]);
 }
 
 /** A route permission: one privilege on a path built from the raw parameters. */

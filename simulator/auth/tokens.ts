@@ -14,12 +14,20 @@ export type AuthResult =
 export class TokenStore {
   private readonly tokens = new Map<string, TokenSeed>();
 
-  constructor(seeds: readonly TokenSeed[]) {
+  /** `privileges`: the ones the PVE release knows; a role with another is refused, as pveum does. */
+  constructor(
+    seeds: readonly TokenSeed[],
+    private readonly knownPrivileges?: readonly string[],
+  ) {
     for (const seed of seeds) this.add(seed);
   }
 
   add(seed: TokenSeed): string {
     if (!TOKEN_ID_RE.test(seed.tokenId)) throw new Error(`invalid token id '${seed.tokenId}'`);
+    const unknown = seed.acls
+      .flatMap((acl) => acl.privileges)
+      .find((p) => this.knownPrivileges !== undefined && !this.knownPrivileges.includes(p));
+    if (unknown !== undefined) throw new Error(`invalid privilege '${unknown}'`);
     this.tokens.set(seed.tokenId, seed);
     return `${seed.tokenId}=${seed.secret}`;
   }

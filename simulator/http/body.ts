@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { PveError } from "./pve-error.js";
+import { PveError, ServerError } from "./pve-error.js";
 import type { RawParams } from "./params.js";
 
 /** Bodies other than uploads are small form or JSON documents. */
@@ -31,7 +31,8 @@ export function parseBodyParams(req: IncomingMessage, body: Buffer): RawParams {
     try {
       parsed = JSON.parse(body.toString("utf8"));
     } catch {
-      throw new PveError(400, "malformed JSON string");
+      // decode_json dies in extract_params, outside the API handler.
+      throw new ServerError("malformed JSON string");
     }
     const out: RawParams = {};
     if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {

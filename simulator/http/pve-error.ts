@@ -14,6 +14,22 @@ export class PveError extends Error {
   }
 }
 
+/**
+ * An error the HTTP server raises itself, before or around the API handler (an unreadable body, a
+ * path outside the API, content on a GET). It has no JSON envelope: the body is empty, or the
+ * message as text since pve-http-server 5.2.0. `status` undefined means "a generic failure",
+ * which answered 501 before 5.2.0 and 500 since.
+ */
+export class ServerError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = "ServerError";
+  }
+}
+
 /** raise_param_exc: 400 "Parameter verification failed." with one text per parameter. */
 export function paramError(errors: Record<string, string>): PveError {
   return new PveError(400, "Parameter verification failed.", errors);

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { PveError } from "./pve-error.js";
+import { PveError, ServerError } from "./pve-error.js";
 import { Reply } from "./router.js";
 
 const HEADERS = {
@@ -35,6 +35,26 @@ export function sendError(res: ServerResponse, error: PveError, messageInBody: b
   });
   res.end(body);
   return error.status;
+}
+
+/**
+ * A {@link ServerError}: no JSON envelope; the message as the body when `messageInBody` (as
+ * pve-http-server 5.2.0 and later fill an empty error body), else nothing.
+ */
+export function sendServerError(
+  res: ServerResponse,
+  error: ServerError,
+  genericStatus: number,
+  messageInBody: boolean,
+): number {
+  const status = error.status ?? genericStatus;
+  const body = messageInBody ? `${error.message}\n` : "";
+  res.writeHead(status, reasonPhrase(error.message), {
+    Server: HEADERS.Server,
+    "Content-Length": Buffer.byteLength(body),
+  });
+  res.end(body);
+  return status;
 }
 
 /** 401 and the 595/596 proxy errors carry no body at all. */

@@ -1,9 +1,14 @@
 import { agentEnabled, cpuCount, maxDisk, memoryBytes } from "./vm-config.js";
 import type { HaResource } from "./ha.js";
 import type { VmRecord } from "./types.js";
+import type { VersionProfile } from "./versions.js";
 
 /** PVE::QemuServer::vmstatus for one VM: the row of `/nodes/{node}/qemu` (live, no lag). */
-export function vmListRow(vm: VmRecord, now: number): Record<string, unknown> {
+export function vmListRow(
+  vm: VmRecord,
+  now: number,
+  profile: VersionProfile,
+): Record<string, unknown> {
   const running = vm.status === "running";
   const maxmem = memoryBytes(vm.config);
   const name = vm.config["name"];
@@ -23,6 +28,18 @@ export function vmListRow(vm: VmRecord, now: number): Record<string, unknown> {
     diskread: 0,
     diskwrite: 0,
   };
+  if (profile.hostPressureInStatus) {
+    // 9.x: the host's view of the guest's memory and its cgroup's pressure stall figures.
+    Object.assign(row, {
+      memhost: row["mem"],
+      pressurecpusome: 0,
+      pressurecpufull: 0,
+      pressureiosome: 0,
+      pressureiofull: 0,
+      pressurememorysome: 0,
+      pressurememoryfull: 0,
+    });
+  }
   if (running) row["pid"] = 100000 + vm.vmid;
   if (vm.config["template"] === 1) row["template"] = 1;
   if (vm.config["lock"] !== undefined) row["lock"] = vm.config["lock"];
@@ -35,9 +52,10 @@ export function vmListRow(vm: VmRecord, now: number): Record<string, unknown> {
 export function vmCurrentStatus(
   vm: VmRecord,
   now: number,
+  profile: VersionProfile,
   ha?: HaResource,
 ): Record<string, unknown> {
-  const row = vmListRow(vm, now);
+  const row = vmListRow(vm, now, profile);
   row["qmpstatus"] = vm.status === "running" ? vm.qmpstatus : "stopped";
   // PVE::HA::Config::get_service_status: managed unless absent or `ignored`.
   row["ha"] =
@@ -46,7 +64,7 @@ export function vmCurrentStatus(
       : { managed: 1, ...(ha.group === undefined ? {} : { group: ha.group }), state: ha.crmState };
   // `agent` means "configured", not "answering".
   if (agentEnabled(vm.config)) row["agent"] = 1;
-  if (vm.config["vga"] !== undefined) row["clipboard"] = null;
+  if (profile.clipboardInStatus && vm.config["vga"] !== undefined) row["clipboard"] = null;
   if (vm.status === "running") {
     const maxmem = Number(row["maxmem"]);
     Object.assign(row, {

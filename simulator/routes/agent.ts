@@ -1,4 +1,4 @@
-import { perm, vmPath } from "../auth/check.js";
+import { requireAnyPriv, vmPath } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { configMissing, dieError, NODE, VMID, type Params, type Route } from "../http/index.js";
 import type { VmRecord } from "../model/types.js";
@@ -30,14 +30,16 @@ function answeringGuest(sim: SimContext, params: Params): VmRecord {
   return vm;
 }
 
-const monitor = perm("VM.Monitor", vmPath);
+/** VM.Monitor up to 8.x; 9.x split it into the VM.GuestAgent.* privileges. */
+const agentRead = (sim: SimContext, input: { tokenId: string; raw: Record<string, unknown> }) =>
+  requireAnyPriv(sim, input.tokenId, vmPath(input.raw), sim.options.profile.agentPrivileges);
 
 export const agentRoutes: Route<SimContext>[] = [
   {
     method: "GET",
     path: "/nodes/{node}/qemu/{vmid}/agent/network-get-interfaces",
     params: { node: NODE, vmid: VMID },
-    permission: monitor,
+    permission: agentRead,
     handler: ({ sim, params }) => {
       const vm = answeringGuest(sim, params);
       const lo = {
@@ -57,7 +59,7 @@ export const agentRoutes: Route<SimContext>[] = [
     method: "GET",
     path: "/nodes/{node}/qemu/{vmid}/agent/get-host-name",
     params: { node: NODE, vmid: VMID },
-    permission: monitor,
+    permission: agentRead,
     handler: ({ sim, params }) => {
       const vm = answeringGuest(sim, params);
       return { result: { "host-name": vm.guest.hostname ?? "localhost" } };

@@ -3,9 +3,6 @@ import type { SimContext } from "../context.js";
 import { NODE, paramError, type Route } from "../http/index.js";
 import { dieError } from "../http/pve-error.js";
 
-/** The PVE version the simulator presents (an 8.4 host: resize is a task, errors carry message). */
-export const PVE_VERSION = { version: "8.4.1", release: "8.4", repoid: "2a5fa54a8503f96d" };
-
 function uptimeSeconds(startedAt: number | undefined, now: number): number {
   return startedAt === undefined ? 0 : Math.floor((now - startedAt) / 1000);
 }
@@ -42,6 +39,8 @@ function vmRows(sim: SimContext, tokenId: string, now: number): Record<string, u
         diskread: 0,
         diskwrite: 0,
       });
+      // 9.x: pvestatd also reports the host's view of the guest's memory.
+      if (sim.options.profile.hostPressureInStatus) row["memhost"] = row["mem"];
     }
     const lock = vm.config["lock"];
     if (lock !== undefined) row["lock"] = lock;
@@ -117,13 +116,13 @@ export const clusterRoutes: Route<SimContext>[] = [
     method: "GET",
     path: "/version",
     params: {},
-    handler: () => ({ ...PVE_VERSION }),
+    handler: ({ sim }) => ({ ...sim.options.profile.version }),
   },
   {
     method: "GET",
     path: "/nodes/{node}/version",
     params: { node: NODE },
-    handler: () => ({ ...PVE_VERSION }),
+    handler: ({ sim }) => ({ ...sim.options.profile.version }),
   },
   {
     method: "GET",

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { requirePrivs } from "../auth/check.js";
+import { requireBridgeAccess, requirePrivs } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import {
   configNotFound,
@@ -13,14 +13,7 @@ import {
 } from "../http/index.js";
 import { Cluster } from "../model/cluster.js";
 import type { VmConfig, VmRecord } from "../model/types.js";
-import {
-  driveVolume,
-  DRIVE_KEY,
-  generateMac,
-  isCdrom,
-  parsePropertyString,
-  withMac,
-} from "../model/vm-config.js";
+import { driveVolume, DRIVE_KEY, generateMac, isCdrom, withMac } from "../model/vm-config.js";
 
 /** Source drives that hold a volume: [key, volid, isCdrom]. */
 function sourceVolumes(config: VmConfig): [string, string, boolean][] {
@@ -83,11 +76,7 @@ function precheck(
     ]);
   }
   for (const [key, value] of Object.entries(source.config)) {
-    const bridge = /^net\d+$/.test(key)
-      ? parsePropertyString(String(value)).opts["bridge"]
-      : undefined;
-    if (bridge !== undefined)
-      requirePrivs(sim, tokenId, `/sdn/zones/localnetwork/${bridge}`, ["SDN.Use"]);
+    if (/^net\d+$/.test(key)) requireBridgeAccess(sim, tokenId, String(value));
   }
   return { source, full };
 }

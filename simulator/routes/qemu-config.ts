@@ -1,4 +1,4 @@
-import { requireAnyPriv, requirePrivs } from "../auth/check.js";
+import { requireAnyPriv, requireBridgeAccess, requirePrivs } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import {
   configMissing,
@@ -11,14 +11,7 @@ import {
   type Params,
   type Route,
 } from "../http/index.js";
-import {
-  appliesLive,
-  configDigest,
-  fillMac,
-  normaliseTags,
-  parsePropertyString,
-  unset,
-} from "../model/vm-config.js";
+import { appliesLive, configDigest, fillMac, normaliseTags, unset } from "../model/vm-config.js";
 import { ANY_CONFIG_PRIV, CONFIG_KEYS, configFamily, keyPrivilege } from "./config-schema.js";
 
 const CONTROL = new Set([
@@ -41,11 +34,7 @@ function checkKeyPermissions(sim: SimContext, tokenId: string, vmid: number, par
     const priv = keyPrivilege(key, value);
     if (priv === "root") throw permError(`only root can set '${key}' config`);
     requirePrivs(sim, tokenId, `/vms/${vmid}`, [priv]);
-    if (/^net\d+$/.test(key) && value !== undefined) {
-      const bridge = parsePropertyString(value).opts["bridge"];
-      if (bridge !== undefined)
-        requirePrivs(sim, tokenId, `/sdn/zones/localnetwork/${bridge}`, ["SDN.Use"]);
-    }
+    if (/^net\d+$/.test(key) && value !== undefined) requireBridgeAccess(sim, tokenId, value);
   }
 }
 

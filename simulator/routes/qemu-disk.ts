@@ -28,8 +28,7 @@ export const qemuDiskRoutes: Route<SimContext>[] = [
       const vmid = Number(params["vmid"]);
       const disk = String(params["disk"]);
       const size = String(params["size"]);
-      // PVE >= 8.0: a `resize` task; every error, even a missing VM, is a task error.
-      return sim.tasks.start(node, "resize", String(vmid), tokenId, async (ctx) => {
+      const resize = async (wait: (units: number) => Promise<void>): Promise<void> => {
         const release = await sim.flocks.acquire(vmid, true, 10_000);
         try {
           const vm = sim.cluster.vmOn(node, vmid);
@@ -48,7 +47,7 @@ export const qemuDiskRoutes: Route<SimContext>[] = [
             ? current + sizeToBytes(size.slice(1))
             : sizeToBytes(size);
           if (wanted < current) throw dieError("shrinking disks is not supported");
-          await ctx.wait(1);
+          await wait(1);
           const newSize = bytesToSize(wanted);
           vm.config[disk] = String(value).replace(/,size=[^,]*/, "") + `,size=${newSize}`;
           const volume = sim.cluster.volume(node, volid);
@@ -58,7 +57,12 @@ export const qemuDiskRoutes: Route<SimContext>[] = [
         } finally {
           release();
         }
-      }).upid;
+      };
+      // Before 8.0 the resize runs inside the request and answers null; its errors are the
+      // request's. Since 8.0 it is a `resize` task and every error, even a missing VM, is the task's.
+      if (!sim.options.profile.resizeIsTask)
+        return resize(() => Promise.resolve()).then(() => null);
+      return sim.tasks.start(node, "resize", String(vmid), tokenId, (ctx) => resize(ctx.wait)).upid;
     },
   },
   {

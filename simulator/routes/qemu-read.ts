@@ -16,7 +16,11 @@ export const qemuReadRoutes: Route<SimContext>[] = [
           (vm) =>
             vm.node === params["node"] && hasPriv(sim, tokenId, `/vms/${vm.vmid}`, "VM.Audit"),
         )
-        .map((vm) => (params["full"] === 1 ? vmCurrentStatus(vm, now) : vmListRow(vm, now)));
+        .map((vm) =>
+          params["full"] === 1
+            ? vmCurrentStatus(vm, now, sim.options.profile)
+            : vmListRow(vm, now, sim.options.profile),
+        );
     },
   },
   {
@@ -78,7 +82,12 @@ export const qemuReadRoutes: Route<SimContext>[] = [
       const vmid = Number(params["vmid"]);
       const vm = sim.cluster.vmOn(node, vmid);
       if (vm === undefined) throw configMissing(node, vmid);
-      return vmCurrentStatus(vm, Date.now(), sim.cluster.ha.configured(vm.vmid));
+      return vmCurrentStatus(
+        vm,
+        Date.now(),
+        sim.options.profile,
+        sim.cluster.ha.configured(vm.vmid),
+      );
     },
   },
 ];

@@ -4,26 +4,56 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../cli";
 import { doctor } from "../../cli/doctor";
-import { requirements } from "../../cli/doctor-privileges";
+import { requirements, roleCommands, type Requirement } from "../../cli/doctor-privileges";
+import { closeSharedDispatchers } from "../../provider/api/dispatcher-registry";
+import { HttpProxmoxApi } from "../../provider/api/http-api";
+import { waitForTask } from "../../provider/api/tasks";
+import type { ProxmoxError } from "../../provider/errors";
 import { parseConnectionConfig } from "../../provider/config";
-import { startSimulator, type Simulator } from "../../simulator";
+import { PVE_VERSIONS, startSimulator, VERSION_PROFILES, type Simulator } from "../../simulator";
+import { versionProfile } from "../../simulator/model/versions";
 
-const ROLE =
-  'pveum role add PulumiProxmox -privs "Datastore.Allocate Datastore.AllocateSpace ' +
-  "Datastore.AllocateTemplate Datastore.Audit SDN.Use Sys.Audit VM.Allocate VM.Audit VM.Clone " +
-  "VM.Config.CDROM VM.Config.CPU VM.Config.Disk VM.Config.Memory VM.Config.Network " +
-  'VM.Config.Options VM.Monitor VM.PowerMgmt"';
+/** The release the simulator answers as (`PVE_SIM_VERSION`, else 8.4) and its major. */
+const PROFILE = versionProfile(undefined);
+const MAJOR = Number.parseInt(PROFILE.version.release, 10);
+
+/** The minimal role per PVE major, written out: SDN.Use from 8, VM.GuestAgent.Audit from 9. */
+const ROLES: Readonly<Record<number, string>> = {
+  7:
+    'pveum role add PulumiProxmox -privs "Datastore.Allocate Datastore.AllocateSpace ' +
+    "Datastore.AllocateTemplate Datastore.Audit Sys.Audit VM.Allocate VM.Audit VM.Clone " +
+    "VM.Config.CDROM VM.Config.CPU VM.Config.Disk VM.Config.Memory VM.Config.Network " +
+    'VM.Config.Options VM.Monitor VM.PowerMgmt"',
+  8:
+    'pveum role add PulumiProxmox -privs "Datastore.Allocate Datastore.AllocateSpace ' +
+    "Datastore.AllocateTemplate Datastore.Audit SDN.Use Sys.Audit VM.Allocate VM.Audit VM.Clone " +
+    "VM.Config.CDROM VM.Config.CPU VM.Config.Disk VM.Config.Memory VM.Config.Network " +
+    'VM.Config.Options VM.Monitor VM.PowerMgmt"',
+  9:
+    'pveum role add PulumiProxmox -privs "Datastore.Allocate Datastore.AllocateSpace ' +
+    "Datastore.AllocateTemplate Datastore.Audit SDN.Use Sys.Audit VM.Allocate VM.Audit VM.Clone " +
+    "VM.Config.CDROM VM.Config.CPU VM.Config.Disk VM.Config.Memory VM.Config.Network " +
+    'VM.Config.Options VM.GuestAgent.Audit VM.PowerMgmt"',
+};
 
 /** What the provider needs against the default simulator: template 9000 on pve1. */
-const NEEDS = requirements({
-  templateVmid: 9000,
-  diskStorages: ["shared"],
-  isoStorage: "local",
-  bridges: ["vmbr0"],
-  nodes: ["pve1"],
-  pveMajor: 8,
-});
-const PRIVILEGES = [...new Set(NEEDS.map((n) => n.privilege))].sort();
+function needsOn(pveMajor: number): Requirement[] {
+  return requirements({
+    templateVmid: 9000,
+    diskStorages: ["shared"],
+    isoStorage: "local",
+    bridges: ["vmbr0"],
+    nodes: ["pve1"],
+    pveMajor,
+  });
+}
+/** The privileges to grant: the first of each any-of list, as the printed role does. */
+const grantable = (needs: readonly Requirement[]): string[] =>
+  [...new Set(needs.map((n) => n.privilege.split("|")[0] ?? ""))].sort();
+const escape = (text: string): string => text.replace(/[.|]/g, (c) => `\\${c}`);
+
+const NEEDS = needsOn(MAJOR);
+const PRIVILEGES = grantable(NEEDS);
 
 describe("doctor", () => {
   let sim: Simulator;
@@ -70,9 +100,11 @@ describe("doctor", () => {
     expect(result.stdout).toMatch(/ok\s+node pve1\s+online/);
     expect(result.stdout).toMatch(/ok\s+clock skew\s+-?[0-2] s \(server Date header\)/);
     for (const need of NEEDS) {
-      expect(result.stdout).toMatch(new RegExp(`ok\\s+${need.privilege} on ${need.path}\\s`));
+      expect(result.stdout).toMatch(
+        new RegExp(`ok\\s+${escape(need.privilege)} on ${need.path}\\s`),
+      );
     }
-    expect(result.stdout).toContain(ROLE);
+    expect(result.stdout).toContain(ROLES[MAJOR]);
     expect(result.stdout).toContain(
       "pveum acl modify /vms -token 'root@pam!ci' -role PulumiProxmox",
     );
@@ -102,9 +134,13 @@ describe("doctor", () => {
     const result = await run(token, "--template", "9000");
     const privilegeRows = failed(result.stdout).filter((name) => / on \//.test(name ?? ""));
     expect(privilegeRows).toEqual(
-      NEEDS.filter((n) => n.privilege === missing).map((n) => `${n.privilege} on ${n.path}`),
+      NEEDS.filter((n) => n.privilege.split("|")[0] === missing).map(
+        (n) => `${n.privilege} on ${n.path}`,
+      ),
     );
-    expect(result.stdout).toMatch(new RegExp(`FAIL\\s+${missing} on /\\S*\\s+missing: needed to`));
+    expect(result.stdout).toMatch(
+      new RegExp(`FAIL\\s+${escape(missing)}\\S* on /\\S*\\s+missing: needed to`),
+    );
     expect(result.code).toBe(1);
   });
 
@@ -113,7 +149,7 @@ describe("doctor", () => {
       "/vms",
       "/storage/shared",
       "/storage/local",
-      "/sdn/zones/localnetwork/vmbr0",
+      ...(MAJOR >= 8 ? ["/sdn/zones/localnetwork/vmbr0"] : []),
       "/nodes/pve1",
     ];
     const token = sim.addToken(
@@ -170,4 +206,112 @@ describe("doctor", () => {
     ]);
     expect(report.exitCode).toBe(1);
   });
+});
+
+describe.each(PVE_VERSIONS)("doctor's privilege table, proven against PVE %s", (pveVersion) => {
+  const major = Number.parseInt(pveVersion, 10);
+  const needs = needsOn(major);
+  const privileges = grantable(needs);
+  let sim: Simulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ pveVersion, defaultTaskMs: 20, guestBootMs: 20 });
+  });
+  afterAll(async () => {
+    await closeSharedDispatchers();
+    await sim.close();
+  });
+
+  const connect = (token: string) =>
+    parseConnectionConfig(
+      { endpoint: sim.url, apiToken: token, caCert: sim.caCertPem },
+      { env: {} },
+    );
+  /** Grants the printed role on the printed paths, leaving out `without`. */
+  function grantRole(id: string, without?: string): string {
+    const paths = roleCommands(needs, id)
+      .map((line) => /^pveum acl modify (\S+) -token /.exec(line)?.[1])
+      .filter((path): path is string => path !== undefined);
+    return sim.addToken(
+      id,
+      paths.map((path) => ({ path, privileges: privileges.filter((p) => p !== without) })),
+    );
+  }
+  async function refusal(promise: Promise<unknown>): Promise<ProxmoxError> {
+    try {
+      await promise;
+    } catch (error) {
+      return error as ProxmoxError;
+    }
+    throw new Error("the call was not refused");
+  }
+  let nextVmid = 200;
+  async function clonedAndStarted(api: HttpProxmoxApi): Promise<number> {
+    const newid = (nextVmid += 1);
+    const clone = await api.cloneVm({ node: "pve1", vmid: 9000, newid, name: "doc", full: false });
+    await waitForTask(api, "pve1", clone, { budgetMs: 10_000 });
+    await waitForTask(api, "pve1", await api.startVm("pve1", newid), { budgetMs: 10_000 });
+    await new Promise((r) => setTimeout(r, 60));
+    return newid;
+  }
+
+  it("passes doctor with the printed role on the printed paths, which clones, starts and reads the agent", async () => {
+    const token = grantRole(`role${major}@pve!least`);
+    const report = await doctor({ connection: connect(token), template: "9000" });
+    expect(report.checks.filter((c) => c.status === "fail")).toEqual([]);
+    expect(report.pveVersion).toBe(VERSION_PROFILES[pveVersion].version.version);
+    const api = new HttpProxmoxApi({ connection: connect(token), timeoutMs: 5_000 });
+    const vmid = await clonedAndStarted(api);
+    const interfaces = await api.agentInterfaces("pve1", vmid);
+    expect(interfaces.map((nic) => nic.name)).toContain("eth0");
+  });
+
+  const agentPrivilege = major >= 9 ? "VM.GuestAgent.Audit" : "VM.Monitor";
+  it(`fails doctor without ${agentPrivilege}, and PVE refuses the agent read naming it`, async () => {
+    const token = grantRole(`noagent${major}@pve!tok`, agentPrivilege);
+    const report = await doctor({ connection: connect(token), template: "9000" });
+    expect(report.checks.filter((c) => c.status === "fail").map((c) => c.name)).toEqual([
+      `${major >= 9 ? "VM.GuestAgent.Audit|VM.GuestAgent.Unrestricted" : "VM.Monitor"} on /vms`,
+    ]);
+    const vmid = await clonedAndStarted(
+      new HttpProxmoxApi({ connection: connect(sim.apiToken), timeoutMs: 5_000 }),
+    );
+    const api = new HttpProxmoxApi({ connection: connect(token), timeoutMs: 5_000 });
+    const error = await refusal(api.agentInterfaces("pve1", vmid));
+    expect([error.code, error.context.aclPath, error.context.privilege]).toEqual([
+      "FORBIDDEN",
+      `/vms/${vmid}`,
+      major >= 9 ? "VM.GuestAgent.Audit|VM.GuestAgent.Unrestricted" : "VM.Monitor",
+    ]);
+  });
+
+  it(
+    major >= 8
+      ? "fails doctor without SDN.Use on the bridge, and PVE refuses the clone naming it"
+      : "asks for no SDN.Use before 8, and PVE clones onto the bridge without it",
+    async () => {
+      expect(needs.some((n) => n.privilege === "SDN.Use")).toBe(major >= 8);
+      const token = sim.addToken(`nosdn${major}@pve!tok`, [
+        { path: "/", privileges: privileges.filter((p) => p !== "SDN.Use") },
+      ]);
+      const report = await doctor({ connection: connect(token), template: "9000" });
+      const api = new HttpProxmoxApi({ connection: connect(token), timeoutMs: 5_000 });
+      const clone = api.cloneVm({ node: "pve1", vmid: 9000, newid: 299, name: "sdn", full: false });
+      if (major >= 8) {
+        expect(report.checks.filter((c) => c.status === "fail").map((c) => c.name)).toEqual([
+          "SDN.Use on /sdn/zones/localnetwork/vmbr0",
+        ]);
+        const error = await refusal(clone);
+        expect([error.code, error.context.aclPath, error.context.privilege]).toEqual([
+          "FORBIDDEN",
+          "/sdn/zones/localnetwork/vmbr0",
+          "SDN.Use",
+        ]);
+        expect(sim.model.vms.has(299)).toBe(false);
+      } else {
+        expect(report.exitCode).toBe(0);
+        await waitForTask(api, "pve1", await clone, { budgetMs: 10_000 });
+        expect(sim.model.vms.get(299)?.config["name"]).toBe("sdn");
+      }
+    },
+  );
 });

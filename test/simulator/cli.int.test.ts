@@ -64,4 +64,34 @@ describe("cli", () => {
     };
     expect([saved.version, saved.vms.map((vm) => vm.vmid)]).toEqual([1, [9000, 9001]]);
   });
+
+  it("answers as the release --pve-version names, and refuses one it does not know", async () => {
+    const child = spawn(process.execPath, [cli, "--port", "0", "--http", "--pve-version", "7.4"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const line = await new Promise<string>((done) =>
+        createInterface({ input: child.stdout }).once("line", done),
+      );
+      const ready = JSON.parse(line) as { url: string; apiToken: string };
+      const res = await fetch(`${ready.url}/api2/json/version`, {
+        headers: { authorization: `PVEAPIToken=${ready.apiToken}` },
+      });
+      expect(((await res.json()) as { data: { release: string } }).data.release).toBe("7.4");
+    } finally {
+      const exit = new Promise((done) => child.once("exit", done));
+      child.kill("SIGTERM");
+      await exit;
+    }
+    const refused = spawn(process.execPath, [cli, "--port", "0", "--pve-version", "6.4"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    refused.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((done) => refused.once("exit", done));
+    expect({ code, stderr }).toEqual({
+      code: 1,
+      stderr: "pve-sim: unknown PVE version '6.4': the simulator answers as 7.4, 8.4, 9.1\n",
+    });
+  });
 });

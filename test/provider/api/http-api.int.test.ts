@@ -5,7 +5,7 @@ import { retryingApi } from "../../../provider/api/retrying-api.js";
 import { waitForTask } from "../../../provider/api/tasks.js";
 import { parseConnectionConfig, type ConnectionConfig } from "../../../provider/config.js";
 import type { ProxmoxError } from "../../../provider/errors.js";
-import { startSimulator } from "../../../simulator/index.js";
+import { PVE_VERSIONS, startSimulator, VERSION_PROFILES } from "../../../simulator/index.js";
 import { expectNoSecret } from "./no-secret.js";
 
 /** The real client, over real HTTPS, against the simulator: every error path and fault. */
@@ -314,5 +314,74 @@ describe("http-api against the simulator", () => {
     }
     if (nics === undefined) throw new Error("the guest agent never answered");
     expect(nics.some((nic) => nic.ipAddresses.some((ip) => ip.type === "ipv4"))).toBe(true);
+  });
+});
+
+describe.each(PVE_VERSIONS)("http-api against the PVE %s profile", (pveVersion) => {
+  const profile = VERSION_PROFILES[pveVersion];
+  let versioned: Sim;
+  let client: HttpProxmoxApi;
+  beforeAll(async () => {
+    versioned = await startSimulator({ defaultTaskMs: 20, pveVersion });
+    client = new HttpProxmoxApi({
+      connection: parseConnectionConfig(
+        { endpoint: versioned.url, apiToken: versioned.apiToken, caCert: versioned.caCertPem },
+        { env: {} },
+      ),
+      timeoutMs: 5_000,
+    });
+  });
+  afterAll(async () => {
+    await versioned.close();
+  });
+
+  it(`grows a disk ${profile.resizeIsTask ? "in a resize task" : "at once, answered with null"}`, async () => {
+    const clone = await client.cloneVm({
+      node: "pve1",
+      vmid: TEMPLATE,
+      newid: 400,
+      name: "r",
+      full: false,
+    });
+    await waitForTask(client, "pve1", clone, { budgetMs: 10_000 });
+    const upid = await client.resizeDisk("pve1", 400, "scsi0", "6G");
+    if (profile.resizeIsTask) {
+      expect(upid).toMatch(/:resize:400:/);
+      await waitForTask(client, "pve1", upid ?? "", { budgetMs: 10_000 });
+    } else {
+      expect(upid).toBeNull();
+    }
+    expect(String((await client.vmConfig("pve1", 400))["scsi0"])).toContain("size=6G");
+  });
+
+  it("classifies a missing VM by PVE's text, whether the body carries it or only the reason phrase", async () => {
+    const error = await failure(client.vmConfig("pve1", 999));
+    expect([error.code, error.context.pveMessage]).toEqual([
+      "NOT_FOUND",
+      "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist",
+    ]);
+    expect(error.message).toContain("VM 999 on node pve1 does not exist");
+  });
+
+  it("reads the release's version and the guest agent with its privileges", async () => {
+    expect(await client.version()).toMatchObject({ release: pveVersion });
+    const clone = await client.cloneVm({
+      node: "pve1",
+      vmid: TEMPLATE,
+      newid: 401,
+      name: "a",
+      full: false,
+    });
+    await waitForTask(client, "pve1", clone, { budgetMs: 10_000 });
+    await waitForTask(client, "pve1", await client.startVm("pve1", 401), { budgetMs: 10_000 });
+    await vi.waitFor(
+      async () => expect((await client.agentInterfaces("pve1", 401)).length).toBe(2),
+      {
+        timeout: 5_000,
+        interval: 50,
+      },
+    );
+    const status = await client.vmStatus("pve1", 401);
+    expect(status.status).toBe("running");
   });
 });

@@ -51,7 +51,8 @@ export class TestClient {
       status: res.statusCode,
       statusText: (res as unknown as { statusText?: string }).statusText ?? "",
       text,
-      body: text === "" ? null : (JSON.parse(text) as Record<string, unknown>),
+      // The HTTP server's own errors (no such uri, content on a GET) are bare text, not JSON.
+      body: text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : null,
       headers: res.headers,
     };
   }
