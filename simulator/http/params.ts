@@ -14,6 +14,8 @@ export interface ParamSpec {
   readonly max?: number;
   readonly maxLength?: number;
   readonly pattern?: RegExp;
+  /** A format PVE checks in code (property strings): the error text for a bad value. */
+  readonly verify?: (value: string) => string | undefined;
   /** "Only root may use this option.": a token is never root@pam, so these always fail. */
   readonly rootOnly?: boolean;
 }
@@ -90,6 +92,8 @@ function checkValue(
     const error = checkFormat(spec.format, text);
     if (error !== undefined) return { error };
   }
+  const verified = spec.verify?.(text);
+  if (verified !== undefined) return { error: verified };
   if (spec.type === "integer" || spec.type === "number") {
     const n = Number(text);
     if (spec.min !== undefined && n < spec.min)
