@@ -2,11 +2,20 @@ import type { Cluster } from "./cluster.js";
 import type { VmRecord } from "./types.js";
 import { driveVolume, DRIVE_KEY, isCdrom, unset } from "./vm-config.js";
 
-/** The first free `unusedN` key of a config. */
-function freeUnusedKey(vm: VmRecord): string {
+/** Keeps a volume in the config as the first free `unusedN`, once (PVE's add_unused_volume). */
+export function addUnused(vm: VmRecord, volid: string): void {
+  const known = Object.entries(vm.config).some(
+    ([key, value]) => key.startsWith("unused") && driveVolume(String(value)) === volid,
+  );
+  if (known) return;
   let n = 0;
   while (vm.config[`unused${n}`] !== undefined) n += 1;
-  return `unused${n}`;
+  vm.config[`unused${n}`] = volid;
+}
+
+/** Frees a volume if the VM owns it; a template's base volume or another VM's is left alone. */
+export function freeOwnedVolume(cluster: Cluster, vm: VmRecord, volid: string): void {
+  if (cluster.volume(vm.node, volid)?.vmid === vm.vmid) cluster.deleteVolume(vm.node, volid);
 }
 
 /**
@@ -20,15 +29,8 @@ export function removeKey(cluster: Cluster, vm: VmRecord, key: string, force: bo
   if (value === undefined || !DRIVE_KEY.test(key) || isCdrom(String(value))) return;
   const volid = driveVolume(String(value));
   if (volid === undefined) return;
-  const owned = cluster.volume(vm.node, volid)?.vmid === vm.vmid;
-  if (force || key.startsWith("unused")) {
-    if (owned) cluster.deleteVolume(vm.node, volid);
-    return;
-  }
-  const known = Object.entries(vm.config).some(
-    ([other, v]) => other.startsWith("unused") && driveVolume(String(v)) === volid,
-  );
-  if (!known) vm.config[freeUnusedKey(vm)] = volid;
+  if (force || key.startsWith("unused")) freeOwnedVolume(cluster, vm, volid);
+  else addUnused(vm, volid);
 }
 
 /** Writes one change (`null` deletes) to the current config. */
@@ -48,9 +50,7 @@ export function applyChange(
   // A disk replaced by another volume keeps its old volume as unused, as PVE does.
   if (before !== undefined && DRIVE_KEY.test(key) && !isCdrom(String(before))) {
     const old = driveVolume(String(before));
-    if (old !== undefined && old !== driveVolume(String(value))) {
-      vm.config[freeUnusedKey(vm)] = old;
-    }
+    if (old !== undefined && old !== driveVolume(String(value))) addUnused(vm, old);
   }
 }
 

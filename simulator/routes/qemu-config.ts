@@ -11,9 +11,11 @@ import {
   type Params,
   type Route,
 } from "../http/index.js";
+import { allocateDisk } from "../model/disk-volumes.js";
 import { applyChange, cleanupPending } from "../model/pending.js";
 import type { VmRecord } from "../model/types.js";
 import {
+  bytesToSize,
   configDigest,
   DRIVE_KEY,
   fillMac,
@@ -53,6 +55,16 @@ function checkKeyPermissions(sim: SimContext, tokenId: string, vmid: number, par
   }
 }
 
+/**
+ * EFI vars and TPM state disks get the size their content needs whatever size was asked for
+ * (qemu-server's create_efidisk and the TPM's fixed 4 MiB).
+ */
+function fixedDiskBytes(key: string, options: string): number | undefined {
+  if (key === "tpmstate0") return 4 * 1024 ** 2;
+  if (key !== "efidisk0") return undefined;
+  return /(?:^|,)efitype=4m/.test(options) ? 528 * 1024 : 128 * 1024;
+}
+
 /** Turns a request value into what PVE stores (MACs filled in, tags normalised, disks allocated). */
 function storedValue(
   sim: SimContext,
@@ -70,20 +82,10 @@ function storedValue(
     const [, storage = "", size = "0", rest = ""] = alloc;
     if (sim.cluster.storageOn(node, storage) === undefined)
       throw dieError(`storage '${storage}' does not exist`);
-    let n = 0;
-    while (sim.cluster.volume(node, `${storage}:vm-${vmid}-disk-${n}`) !== undefined) n += 1;
-    const volid = `${storage}:vm-${vmid}-disk-${n}`;
-    const bytes = Number(size) * 1024 ** 3;
-    sim.cluster.putVolume(node, {
-      volid,
-      storage,
-      content: "images",
-      format: "raw",
-      size: bytes,
-      ctime: Math.floor(Date.now() / 1000),
-      vmid,
-    });
-    return `${volid}${rest},size=${size}G`;
+    const format = /(?:^|,)format=([^,]+)/.exec(rest)?.[1];
+    const bytes = fixedDiskBytes(key, rest) ?? Number(size) * 1024 ** 3;
+    const volid = allocateDisk(sim.cluster, node, storage, vmid, bytes, format);
+    return `${volid}${rest},size=${bytesToSize(bytes)}`;
   }
   const storage = /^([a-z][a-z0-9\-_.]*):/i.exec(value)?.[1];
   if (

@@ -29,6 +29,17 @@ describe("model/pending", () => {
     expect(await volids("local-lvm")).toEqual(["local-lvm:vm-100-disk-0"]);
   });
 
+  it("sizes EFI vars and TPM state disks by their content, whatever size was asked", async () => {
+    await put({
+      efidisk0: "local-lvm:1,efitype=4m,pre-enrolled-keys=1",
+      tpmstate0: "local-lvm:1,version=v2.0",
+    });
+    expect(await config()).toMatchObject({
+      efidisk0: "local-lvm:vm-100-disk-0,efitype=4m,pre-enrolled-keys=1,size=528K",
+      tpmstate0: "local-lvm:vm-100-disk-1,version=v2.0,size=4M",
+    });
+  });
+
   it("detaches a deleted disk to unusedN and frees it when unusedN is deleted", async () => {
     await put({ scsi1: "local-lvm:8" });
     await put({ delete: "scsi1" });
