@@ -16,6 +16,7 @@ export type TaskType =
   | "qmdestroy"
   | "qmconfig"
   | "qmigrate"
+  | "qmmove"
   | "resize"
   | "imgcopy"
   | "imgdel";

@@ -1,3 +1,5 @@
+import { checkValue, type ParamSpec } from "./params.js";
+
 /**
  * PVE::JSONSchema's property strings (`local-lvm:32,ssd=1`): parse_property_string splits the
  * value, then check_object checks each sub-key, then the format's own validator runs. A value
@@ -6,18 +8,13 @@
  * line each, as PVE::Exception prints the errors it carries.
  */
 
-/** One sub-key of a property string. */
-export interface SubKey {
-  readonly type: "string" | "integer" | "number" | "boolean";
-  readonly optional?: boolean;
+/** One sub-key of a property string: a parameter schema, plus the key a bare value belongs to. */
+export interface SubKey extends Pick<
+  ParamSpec,
+  "type" | "optional" | "enum" | "min" | "max" | "pattern" | "verify"
+> {
   /** The key a bare value (no `=`) belongs to, e.g. the volume of a drive. */
   readonly defaultKey?: boolean;
-  readonly enum?: readonly string[];
-  readonly min?: number;
-  readonly max?: number;
-  readonly pattern?: RegExp;
-  /** A named check returning PVE's text for a bad value. */
-  readonly verify?: (value: string) => string | undefined;
 }
 
 /** `virtio=<mac>`: the key is stored as `model`, the value as `macaddr` (PVE's keyAlias). */
@@ -35,29 +32,6 @@ function parseBoolean(value: string): string {
   if (/^(1|on|yes|true)$/i.test(value)) return "1";
   if (/^(0|off|no|false)$/i.test(value)) return "0";
   return value;
-}
-
-function checkSubKey(spec: SubKey, value: string): string | undefined {
-  if (spec.type === "boolean" && value !== "1" && value !== "0")
-    return `type check ('boolean') failed - got '${value}'`;
-  if (spec.type === "integer" && !/^-?\d+$/.test(value))
-    return `type check ('integer') failed - got '${value}'`;
-  if (spec.type === "number" && !/^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(value))
-    return `type check ('number') failed - got '${value}'`;
-  const verified = spec.verify?.(value);
-  if (verified !== undefined) return `invalid format - ${verified}`;
-  if (spec.pattern !== undefined && !spec.pattern.test(value))
-    return "value does not match the regex pattern";
-  if (spec.type === "integer" || spec.type === "number") {
-    const n = Number(value);
-    if (spec.max !== undefined && n > spec.max)
-      return `value must have a maximum value of ${spec.max}`;
-    if (spec.min !== undefined && n < spec.min)
-      return `value must have a minimum value of ${spec.min}`;
-  }
-  if (spec.enum !== undefined && !spec.enum.includes(value))
-    return `value '${value}' does not have a value in the enumeration '${spec.enum.join(", ")}'`;
-  return undefined;
 }
 
 /** parse_property_string: the sub-keys of `value`, or the die text that stops parsing. */
@@ -95,7 +69,14 @@ export function parseProperty(
   return out;
 }
 
-/** PVE's text for a bad property string of config key `name`, or undefined when it is valid. */
+function errorOf(checked: ReturnType<typeof checkValue>): string | undefined {
+  return typeof checked === "object" ? checked.error : undefined;
+}
+
+/**
+ * Why a property string of config key `name` is bad (what follows `invalid format - `), or
+ * undefined when it is valid.
+ */
 export function checkPropertyString(
   format: PropertyFormat,
   name: string,
@@ -103,7 +84,7 @@ export function checkPropertyString(
   validate?: FormatValidator,
 ): string | undefined {
   const parsed = parseProperty(format, value);
-  if (typeof parsed === "string") return `invalid format - ${parsed}`;
+  if (typeof parsed === "string") return parsed;
   const lines: string[] = [];
   for (const [key, spec] of Object.entries(format)) {
     if ("alias" in spec) continue;
@@ -113,11 +94,10 @@ export function checkPropertyString(
         ? spec.optional === true
           ? undefined
           : "property is missing and it is not optional"
-        : checkSubKey(spec, sub);
+        : errorOf(checkValue(spec, sub));
     if (error !== undefined) lines.push(`${name}.${key}: ${error}`);
   }
   // Perl prints the errors in hash order; sorted keeps the text stable.
-  if (lines.length > 0) return ["invalid format - format error", ...lines.sort()].join("\n");
-  const refused = validate?.(parsed);
-  return refused === undefined ? undefined : `invalid format - ${refused}`;
+  if (lines.length > 0) return ["format error", ...lines.sort()].join("\n");
+  return validate?.(parsed);
 }

@@ -45,29 +45,34 @@ function macAddress(value: string): string | undefined {
 const FILE: SubKey = { type: "string", defaultKey: true, verify: volumeIdOrPath };
 const IMAGE_FORMAT = oneOf("raw", "cow", "qcow", "qed", "qcow2", "vmdk", "cloop");
 const SIZE = opt("string", { verify: diskSize });
-const throttling: PropertyFormat = Object.fromEntries([
-  ...["bps", "bps_rd", "bps_wr", "iops", "iops_max", "iops_rd", "iops_rd_max"].map((key) => [
-    key,
-    opt("integer"),
-  ]),
-  ...["iops_wr", "iops_wr_max", "cyls", "heads", "secs"].map((key) => [key, opt("integer")]),
-  ...["bps_max_length", "bps_rd_max_length", "bps_wr_max_length", "iops_max_length"].map((key) => [
-    key,
-    opt("integer", { min: 1 }),
-  ]),
-  ...["iops_rd_max_length", "iops_wr_max_length"].map((key) => [key, opt("integer", { min: 1 })]),
-  ...["mbps", "mbps_max", "mbps_rd", "mbps_rd_max", "mbps_wr", "mbps_wr_max"].map((key) => [
-    key,
-    opt("number"),
-  ]),
-]);
+/** The same sub-key schema for each of a space-separated list of names. */
+const each = (names: string, spec: SubKey): PropertyFormat =>
+  Object.fromEntries(names.split(" ").map((name) => [name, spec]));
 
-/** The options every bus shares (qemu-server Drive.pm `%drivedesc_base` and friends). */
-const DRIVE_BASE: PropertyFormat = {
+const THROTTLING: PropertyFormat = {
+  ...each(
+    "bps bps_rd bps_wr iops iops_max iops_rd iops_rd_max iops_wr iops_wr_max",
+    opt("integer"),
+  ),
+  ...each(
+    "bps_max_length bps_rd_max_length bps_wr_max_length iops_max_length iops_rd_max_length iops_wr_max_length",
+    opt("integer", { min: 1 }),
+  ),
+  ...each("mbps mbps_max mbps_rd mbps_rd_max mbps_wr mbps_wr_max", opt("number")),
+  ...each("cyls heads secs", opt("integer")),
+};
+
+/** What every disk-like key (drives, EFI vars, TPM state) says about its volume. */
+const VOLUME: PropertyFormat = {
   file: FILE,
   volume: { alias: "file", keyAlias: "" },
   "import-from": opt("string", { verify: volumeIdOrPath }),
   size: SIZE,
+};
+
+/** The options every bus shares. */
+const DRIVE_BASE: PropertyFormat = {
+  ...VOLUME,
   format: IMAGE_FORMAT,
   media: oneOf("cdrom", "disk"),
   cache: oneOf("none", "writethrough", "writeback", "unsafe", "directsync"),
@@ -82,7 +87,7 @@ const DRIVE_BASE: PropertyFormat = {
   werror: oneOf("enospc", "ignore", "report", "stop"),
   serial: opt("string", { pattern: /^.{0,60}$/ }),
   trans: oneOf("none", "lba", "auto"),
-  ...throttling,
+  ...THROTTLING,
 };
 
 /** Per bus: `iothread` on scsi/virtio, `ssd` on all but virtio, `ro` on scsi/virtio. */
@@ -135,24 +140,18 @@ const NET: PropertyFormat = {
 };
 
 const EFIDISK: PropertyFormat = {
-  file: FILE,
-  volume: { alias: "file", keyAlias: "" },
-  "import-from": opt("string", { verify: volumeIdOrPath }),
-  size: SIZE,
+  ...VOLUME,
   format: IMAGE_FORMAT,
   efitype: oneOf("2m", "4m"),
   "pre-enrolled-keys": bool,
 };
 
 const TPMSTATE: PropertyFormat = {
-  file: FILE,
-  volume: { alias: "file", keyAlias: "" },
-  "import-from": opt("string", { verify: volumeIdOrPath }),
-  size: SIZE,
+  ...VOLUME,
   version: oneOf("v1.2", "v2.0"),
 };
 
-/** qemu-server CPUConfig.pm: built-in models (a `custom-` prefix names a cluster-wide model). */
+/** PVE 8.4's built-in CPU models (a `custom-` prefix names a cluster-wide model instead). */
 const CPU_MODELS = new Set(
   `
   486 athlon Broadwell Broadwell-IBRS Broadwell-noTSX Broadwell-noTSX-IBRS Cascadelake-Server
@@ -173,7 +172,7 @@ const CPU_MODELS = new Set(
     .split(/\s+/),
 );
 
-/** The flags a VM's own `cpu` may toggle (CPUConfig.pm `@supported_cpu_flags`). */
+/** The flags a VM's own `cpu` may toggle (custom models may set any). */
 const VM_CPU_FLAGS = [
   "pcid",
   "spec-ctrl",
@@ -189,7 +188,7 @@ const VM_CPU_FLAGS = [
   "aes",
 ];
 
-/** validate_vm_cpu_conf: the model must exist, and a VM may only toggle a few flags. */
+/** A VM's `cpu` must name an existing model and may only toggle a few flags. */
 function vmCpu(cpu: Readonly<Record<string, string>>): string | undefined {
   const type = cpu["cputype"];
   if (type === undefined || type === "") return "CPU is missing cputype";
@@ -304,7 +303,7 @@ function startupOrder(value: string): string | undefined {
     .split(",")
     .filter((part) => !/^\s*$/.test(part))
     .every((part) => /^((order=)?\d+|up=\d+|down=\d+)$/.test(part));
-  return ok ? undefined : "invalid format - unable to parse startup options";
+  return ok ? undefined : "unable to parse startup options";
 }
 
 /** pve-hotplug-features: `0`, `1` (the default set) or a list of features. */
@@ -313,7 +312,7 @@ export const HOTPLUG_FEATURES = ["network", "disk", "cpu", "memory", "usb", "clo
 function hotplugFeatures(value: string): string | undefined {
   if (value === "0" || value === "1") return undefined;
   const bad = value.split(/[,;\s\0]+/).find((f) => f !== "" && !HOTPLUG_FEATURES.includes(f));
-  return bad === undefined ? undefined : `invalid format - invalid hotplug feature '${bad}'`;
+  return bad === undefined ? undefined : `invalid hotplug feature '${bad}'`;
 }
 
 const FORMATS: readonly [RegExp, PropertyFormat, FormatValidator?][] = [
@@ -333,7 +332,7 @@ const FORMATS: readonly [RegExp, PropertyFormat, FormatValidator?][] = [
   [/^boot$/, BOOT],
 ];
 
-/** The format check of a config key's value: PVE's error text, or undefined when valid. */
+/** The format check of a config key's value: why it is bad, or undefined when valid. */
 export function checkConfigFormat(name: string, value: string): string | undefined {
   if (name === "startup") return startupOrder(value);
   if (name === "hotplug") return hotplugFeatures(value);

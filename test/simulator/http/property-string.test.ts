@@ -45,17 +45,17 @@ describe("http/property-string", () => {
     );
   });
 
-  it("reports a missing required key and runs the validator only on a well-formed value", () => {
+  it("says why a value is bad: a missing required key, then the validator on a well-formed value", () => {
     expect(checkPropertyString(NIC, "net0", "tag=2")).toBe(
-      "invalid format - format error\nnet0.model: property is missing and it is not optional",
+      "format error\nnet0.model: property is missing and it is not optional",
     );
     const noFirewall = (parsed: Readonly<Record<string, string>>) =>
       parsed["firewall"] === "1" ? "firewall not allowed here" : undefined;
     expect(checkPropertyString(NIC, "net0", "virtio,firewall=1", noFirewall)).toBe(
-      "invalid format - firewall not allowed here",
+      "firewall not allowed here",
     );
     expect(checkPropertyString(NIC, "net0", "virtio,firewall=1,tag=0", noFirewall)).toBe(
-      "invalid format - format error\nnet0.tag: value must have a minimum value of 1",
+      "format error\nnet0.tag: value must have a minimum value of 1",
     );
     expect(checkPropertyString(NIC, "net0", "virtio,tag=7", noFirewall)).toBeUndefined();
   });

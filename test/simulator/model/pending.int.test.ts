@@ -13,10 +13,8 @@ afterEach(async () => {
   await sim.close();
 });
 
-const put = (params: Record<string, string | number>) =>
-  api.call("PUT", "/nodes/pve1/qemu/100/config", params);
-const config = async (): Promise<Record<string, unknown>> =>
-  data(await api.get("/nodes/pve1/qemu/100/config")) as Record<string, unknown>;
+const put = (params: Record<string, string | number>) => api.putConfig("pve1", 100, params);
+const config = () => api.vmConfig("pve1", 100);
 const volids = async (storage: string): Promise<unknown[]> =>
   (data(await api.get(`/nodes/pve1/storage/${storage}/content`)) as { volid: string }[]).map(
     (volume) => volume.volid,

@@ -13,10 +13,8 @@ afterEach(async () => {
   await sim.close();
 });
 
-const put = (params: Record<string, string | number>) =>
-  api.call("PUT", "/nodes/pve1/qemu/100/config", params);
-const current = async (): Promise<Record<string, unknown>> =>
-  data(await api.get("/nodes/pve1/qemu/100/config?current=1")) as Record<string, unknown>;
+const put = (params: Record<string, string | number>) => api.putConfig("pve1", 100, params);
+const current = () => api.vmConfig("pve1", 100, true);
 const power = async (action: string): Promise<void> => {
   const upid = data(await api.call("POST", `/nodes/pve1/qemu/100/status/${action}`));
   expect((await api.waitTask("pve1", String(upid)))["exitstatus"]).toBe("OK");

@@ -13,8 +13,7 @@ afterEach(async () => {
   await sim.close();
 });
 
-const put = (params: Record<string, string | number>) =>
-  api.call("PUT", "/nodes/pve1/qemu/100/config", params);
+const put = (params: Record<string, string | number>) => api.putConfig("pve1", 100, params);
 
 /** The per-parameter errors of a refused update, after checking it is PVE's 400. */
 async function refused(params: Record<string, string | number>): Promise<unknown> {
@@ -23,8 +22,7 @@ async function refused(params: Record<string, string | number>): Promise<unknown
   return res.body?.["errors"];
 }
 
-const config = async (): Promise<Record<string, unknown>> =>
-  data(await api.get("/nodes/pve1/qemu/100/config")) as Record<string, unknown>;
+const config = () => api.vmConfig("pve1", 100);
 
 describe("routes/config-formats", () => {
   it("accepts every documented option of a drive, a NIC, EFI and TPM disks", async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Simulator } from "../../../simulator/index.js";
+import type { Simulator, SimulatorOptions } from "../../../simulator/index.js";
 import { DEFAULT_STORAGES } from "../../../simulator/model/defaults.js";
 import { data, startWithClonedVm, type TestClient } from "../support/client.js";
 
@@ -19,6 +19,17 @@ const resize = async (vmid: number, disk: string, size: string) =>
     "pve1",
     String(data(await api.call("PUT", `/nodes/pve1/qemu/${vmid}/resize`, { disk, size }))),
   );
+
+/** Replaces the simulator of this test by one started with `options`. */
+async function restartWith(options: SimulatorOptions): Promise<void> {
+  await api.close();
+  await sim.close();
+  ({ sim, api } = await startWithClonedVm(options));
+}
+
+/** Starts a move_disk of VM 100; its UPID. */
+const moveDisk = async (params: Record<string, string | number>): Promise<string> =>
+  String(data(await api.call("POST", "/nodes/pve1/qemu/100/move_disk", params)));
 
 describe("routes/qemu-disk", () => {
   it("grows a disk in a resize task", async () => {
@@ -64,14 +75,7 @@ describe("routes/qemu-disk", () => {
 
   it("moves a disk to another storage in a qmmove task, keeping the old volume as unused", async () => {
     await api.call("PUT", "/nodes/pve1/qemu/100/config", { scsi1: "local-lvm:2,ssd=1" });
-    const upid = String(
-      data(
-        await api.call("POST", "/nodes/pve1/qemu/100/move_disk", {
-          disk: "scsi1",
-          storage: "shared",
-        }),
-      ),
-    );
+    const upid = await moveDisk({ disk: "scsi1", storage: "shared" });
     expect(upid).toContain(":qmmove:100:");
     expect((await api.waitTask("pve1", upid))["exitstatus"]).toBe("OK");
     expect(sim.model.vms.get(100)?.config).toMatchObject({
@@ -82,33 +86,16 @@ describe("routes/qemu-disk", () => {
 
   it("frees the source volume of a move with delete=1", async () => {
     await api.call("PUT", "/nodes/pve1/qemu/100/config", { scsi1: "local-lvm:2" });
-    const upid = String(
-      data(
-        await api.call("POST", "/nodes/pve1/qemu/100/move_disk", {
-          disk: "scsi1",
-          storage: "shared",
-          delete: 1,
-        }),
-      ),
-    );
+    const upid = await moveDisk({ disk: "scsi1", storage: "shared", delete: 1 });
     await api.waitTask("pve1", upid);
     expect(sim.model.vms.get(100)?.config["unused0"]).toBeUndefined();
     expect(data(await api.get("/nodes/pve1/storage/local-lvm/content"))).toEqual([]);
   });
 
   it("holds the VM's lock while a move runs, so a config update waits for it", async () => {
-    await sim.close();
-    await api.close();
-    ({ sim, api } = await startWithClonedVm({ taskDurationsMs: { qmmove: 300 } }));
+    await restartWith({ taskDurationsMs: { qmmove: 300 } });
     await api.call("PUT", "/nodes/pve1/qemu/100/config", { scsi1: "local-lvm:2" });
-    const upid = String(
-      data(
-        await api.call("POST", "/nodes/pve1/qemu/100/move_disk", {
-          disk: "scsi1",
-          storage: "shared",
-        }),
-      ),
-    );
+    const upid = await moveDisk({ disk: "scsi1", storage: "shared" });
     await new Promise((resolve) => setTimeout(resolve, 50));
     await api.call("PUT", "/nodes/pve1/qemu/100/config", { description: "after" });
     const status = await api.get(`/nodes/pve1/tasks/${encodeURIComponent(upid)}/status`);
@@ -131,14 +118,12 @@ describe("routes/qemu-disk", () => {
   });
 
   it("migrates local disks offline with with-local-disks, onto targetstorage", async () => {
-    await sim.close();
-    await api.close();
-    ({ sim, api } = await startWithClonedVm({
+    await restartWith({
       storages: [
         ...DEFAULT_STORAGES,
         { storage: "fast", type: "zfspool", content: ["images"], shared: false, nodes: ["pve2"] },
       ],
-    }));
+    });
     await api.call("PUT", "/nodes/pve1/qemu/100/config", {
       scsi1: "local-lvm:2",
       virtio1: "local-lvm:1",
