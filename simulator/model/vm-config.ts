@@ -22,6 +22,23 @@ export function hotplugFeatures(value: string | number | undefined): Set<string>
   return new Set((text === "1" ? DEFAULT_HOTPLUG : text).split(/[,;\s\0]+/));
 }
 
+/** Disk options a running VM takes without re-plugging the disk: its I/O limits. */
+const LIVE_DISK_OPTION = /^(bps|iops|mbps)(_rd|_wr)?(_max)?(_length)?$|^(bps|iops)_max_length$/;
+
+/**
+ * Whether a running disk takes a new value at once: another volume is plugged in its place, but
+ * the same volume with other options (cache, discard, ssd, iothread…) waits for a restart.
+ */
+function changesLive(current: string, next: string): boolean {
+  const before = parsePropertyString(current);
+  const after = parsePropertyString(next);
+  if (before.first !== after.first) return true;
+  const keys = new Set([...Object.keys(before.opts), ...Object.keys(after.opts)]);
+  return [...keys].every(
+    (key) => key === "size" || before.opts[key] === after.opts[key] || LIVE_DISK_OPTION.test(key),
+  );
+}
+
 /**
  * Whether setting (`value`) or deleting (`null`) `key` on a running VM takes effect at once or
  * waits in the pending section for the next start, as qemu-server's vmconfig_hotplug_pending
@@ -52,7 +69,8 @@ export function hotPlugs(key: string, value: string | number | null, config: VmC
       isCdrom(String(value)) &&
       (current === undefined || isCdrom(String(current)));
     if (cdrom) return true;
-    return features.has("disk") && !/^(ide|sata)/.test(key);
+    if (!features.has("disk") || /^(ide|sata)/.test(key)) return false;
+    return current === undefined || value === null || changesLive(String(current), String(value));
   }
   return /^unused\d+$/.test(key);
 }

@@ -54,13 +54,18 @@ describe("model/vm-config hot-plug of a running VM", () => {
 
   it("shows current and pending values together in GET …/pending", async () => {
     await power("start");
-    await put({ cores: 4, delete: "serial0" });
+    await put({ cores: 4, delete: "serial0", cipassword: "s3cret" });
     const rows = data(await api.get("/nodes/pve1/qemu/100/pending")) as Record<string, unknown>[];
     expect(rows.find((row) => row["key"] === "cores")).toEqual({
       key: "cores",
       value: 2,
       pending: 4,
     });
+    expect(rows.find((row) => row["key"] === "cipassword")).toEqual({
+      key: "cipassword",
+      value: "**********",
+    });
+    expect(JSON.stringify(rows)).not.toContain("s3cret");
     expect(rows.find((row) => row["key"] === "serial0")).toEqual({
       key: "serial0",
       value: "socket",
@@ -92,6 +97,17 @@ describe("model/vm-config hot-plug of a running VM", () => {
     ]);
     expect((await current())["vcpus"]).toBe(1);
     expect(await pendingKeys()).toEqual(["vcpus"]);
+  });
+
+  it("changes a running disk's I/O limits at once, but its cache or SSD flag at the next start", async () => {
+    await put({ scsi1: "local-lvm:2" });
+    await power("start");
+    await put({ scsi1: "local-lvm:vm-100-disk-0,size=2G,mbps_rd=100,iops_wr=500" });
+    expect((await current())["scsi1"]).toBe(
+      "local-lvm:vm-100-disk-0,size=2G,mbps_rd=100,iops_wr=500",
+    );
+    await put({ scsi1: "local-lvm:vm-100-disk-0,size=2G,ssd=1,cache=writeback" });
+    expect(await pendingKeys()).toEqual(["scsi1"]);
   });
 
   it("never hot-plugs a disk or a NIC when hotplug leaves them out", async () => {
