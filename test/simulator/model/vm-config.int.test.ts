@@ -110,6 +110,23 @@ describe("model/vm-config hot-plug of a running VM", () => {
     expect(await pendingKeys()).toEqual(["scsi1"]);
   });
 
+  it("resizes the balloon at once but turns it on or off only at the next start", async () => {
+    await put({ balloon: 512 });
+    await power("start");
+    await put({ balloon: 1024 });
+    expect((await current())["balloon"]).toBe(1024);
+    await put({ balloon: 0 });
+    expect(await pendingKeys()).toEqual(["balloon"]);
+  });
+
+  it("changes hotplug at once unless memory hot-plug is switched on or off", async () => {
+    await power("start");
+    await put({ hotplug: "network,disk,cpu" });
+    expect((await current())["hotplug"]).toBe("network,disk,cpu");
+    await put({ hotplug: "network,disk,cpu,memory" });
+    expect(await pendingKeys()).toEqual(["hotplug"]);
+  });
+
   it("never hot-plugs a disk or a NIC when hotplug leaves them out", async () => {
     await put({ hotplug: "0" });
     await power("start");

@@ -92,6 +92,22 @@ describe("routes/qemu-disk", () => {
     expect(data(await api.get("/nodes/pve1/storage/local-lvm/content"))).toEqual([]);
   });
 
+  it("converts a disk's format on the same storage, and needs a storage or a target VM", async () => {
+    await api.call("PUT", "/nodes/pve1/qemu/100/config", { scsi1: "shared:1" });
+    await api.waitTask(
+      "pve1",
+      await moveDisk({ disk: "scsi1", storage: "shared", format: "qcow2" }),
+    );
+    expect(sim.model.vms.get(100)?.config["scsi1"]).toBe("shared:vm-100-disk-1,size=1G");
+    const volumes = data(await api.get("/nodes/pve1/storage/shared/content?vmid=100")) as {
+      volid: string;
+      format: string;
+    }[];
+    expect(volumes.find((volume) => volume.volid === "shared:vm-100-disk-1")?.format).toBe("qcow2");
+    const none = await api.call("POST", "/nodes/pve1/qemu/100/move_disk", { disk: "scsi1" });
+    expect(none.body?.["errors"]).toEqual({ storage: "either set 'storage' or 'target-vmid'" });
+  });
+
   it("holds the VM's lock while a move runs, so a config update waits for it", async () => {
     await restartWith({ taskDurationsMs: { qmmove: 300 } });
     await api.call("PUT", "/nodes/pve1/qemu/100/config", { scsi1: "local-lvm:2" });
