@@ -22,6 +22,15 @@ export function hotplugFeatures(value: string | number | undefined): Set<string>
   return new Set((text === "1" ? DEFAULT_HOTPLUG : text).split(/[,;\s\0]+/));
 }
 
+/** Whether a drive value turns a disk into a CD-ROM or back, which a running VM refuses. */
+export function mediaTypeChange(
+  current: string | number | undefined,
+  next: string | number | null,
+): boolean {
+  if (current === undefined || next === null) return false;
+  return isCdrom(String(current)) !== isCdrom(String(next));
+}
+
 /** Disk options a running VM takes without re-plugging the disk: its I/O limits. */
 const LIVE_DISK_OPTION = /^(bps|iops|mbps)(_rd|_wr)?(_max)?(_length)?$|^(bps|iops)_max_length$/;
 
@@ -62,8 +71,10 @@ export function hotPlugs(key: string, value: string | number | null, config: VmC
   if (/^usb\d+$/.test(key)) return features.has("usb");
   if (/^(efidisk|tpmstate)\d+$/.test(key)) return false;
   if (DRIVE_KEY.test(key) && !/^unused/.test(key)) {
-    // A CD-ROM's media changes live on any bus; IDE and SATA disks are never hot-plugged.
+    // A CD-ROM's media changes live on any bus; IDE and SATA disks are never hot-plugged. A
+    // switch between disk and CD-ROM is tried live too, and refused (mediaTypeChange).
     const current = config[key];
+    if (mediaTypeChange(current, value)) return true;
     const cdrom =
       value !== null &&
       isCdrom(String(value)) &&

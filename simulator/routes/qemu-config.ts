@@ -20,6 +20,7 @@ import {
   DRIVE_KEY,
   fillMac,
   hotPlugs,
+  mediaTypeChange,
   memoryMiB,
   normaliseTags,
   parsePropertyString,
@@ -115,6 +116,8 @@ function hotplugProblem(
   key: string,
   value: string | number | null,
 ): string | undefined {
+  if (DRIVE_KEY.test(key) && mediaTypeChange(vm.config[key], value))
+    return "unable to change media type";
   if (key !== "vcpus" || value === null) return undefined;
   const max = Number(vm.config["sockets"] ?? 1) * Number(vm.config["cores"] ?? 1);
   return Number(value) > max ? "you can't add more vcpus than maxcpus" : undefined;

@@ -127,6 +127,19 @@ describe("model/vm-config hot-plug of a running VM", () => {
     expect(await pendingKeys()).toEqual(["hotplug"]);
   });
 
+  it("refuses to turn a running VM's disk into a CD-ROM, and swaps CD-ROM media at once", async () => {
+    await put({ ide2: "none,media=cdrom", ide1: "local-lvm:1" });
+    await power("start");
+    const media = await put({ ide1: "none,media=cdrom" });
+    expect([media.status, media.body?.["errors"]]).toEqual([
+      400,
+      { ide1: "hotplug problem - unable to change media type" },
+    ]);
+    await put({ ide2: "local:iso/seed.iso,media=cdrom" });
+    expect((await current())["ide2"]).toBe("local:iso/seed.iso,media=cdrom");
+    expect(await pendingKeys()).toEqual(["ide1"]);
+  });
+
   it("never hot-plugs a disk or a NIC when hotplug leaves them out", async () => {
     await put({ hotplug: "0" });
     await power("start");
