@@ -17,6 +17,7 @@ export type TaskType =
   | "qmdestroy"
   | "qmconfig"
   | "qmigrate"
+  | "qmmove"
   | "resize"
   | "imgcopy"
   | "imgdel";

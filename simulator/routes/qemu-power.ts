@@ -12,26 +12,18 @@ import {
 import { releaseLeases } from "../guest/boot.js";
 import type { TaskContext } from "../model/tasks.js";
 import type { VmRecord } from "../model/types.js";
-import { driveVolume, DRIVE_KEY, unset } from "../model/vm-config.js";
+import { applyPending } from "../model/pending.js";
+import { driveVolume, DRIVE_KEY } from "../model/vm-config.js";
 
 const bool = { type: "boolean", optional: true } as const;
 const rootBool = { type: "boolean", optional: true, rootOnly: true } as const;
 const timeout = { type: "integer", optional: true, min: 0 } as const;
 
-/** Applies pending changes, as a VM stop (or the cleanup after it) does. */
-function applyPending(vm: VmRecord): void {
-  for (const [key, value] of Object.entries(vm.pending)) {
-    if (value === null) unset(vm.config, key);
-    else vm.config[key] = value;
-  }
-  vm.pending = {};
-}
-
 export function markStopped(sim: SimContext, vm: VmRecord): void {
   vm.status = "stopped";
   vm.qmpstatus = "stopped";
   delete vm.startedAt;
-  applyPending(vm);
+  applyPending(sim.cluster, vm);
   vm.guest = vm.guest.seedError === undefined ? {} : { seedError: vm.guest.seedError };
   sim.cluster.observe(vm);
   sim.changed();
@@ -58,7 +50,7 @@ export async function startWorker(
       }
     }
     await ctx.wait(1);
-    applyPending(vm);
+    applyPending(sim.cluster, vm);
     vm.status = "running";
     vm.qmpstatus = "running";
     vm.startedAt = Date.now();

@@ -15,7 +15,7 @@ const clone = (params: Record<string, string | number>, node = "pve1", vmid = 90
 
 describe("routes/qemu-clone", () => {
   it("creates the target at once with lock clone and no name, named when the task ends", async () => {
-    ({ sim, api } = await startWithClient({ taskDurationsMs: { qmclone: 300 } }));
+    ({ sim, api } = await startWithClient({ taskDurationsMs: { qmclone: 3000 } }));
     const res = await clone({ newid: 101, name: "web1" });
     const upid = String(data(res));
     expect(upid).toMatch(
