@@ -3,6 +3,7 @@ import { Router } from "../http/router.js";
 import { accessRoutes } from "./access.js";
 import { agentRoutes } from "./agent.js";
 import { clusterRoutes } from "./cluster.js";
+import { downloadUrlRoutes } from "./download-url.js";
 import { haRoutes } from "./ha.js";
 import { qemuCloneRoutes } from "./qemu-clone.js";
 import { qemuConfigRoutes } from "./qemu-config.js";
@@ -27,6 +28,7 @@ export function buildRouter(): Router<SimContext> {
     ...agentRoutes,
     ...storageRoutes,
     ...uploadRoutes,
+    ...downloadUrlRoutes,
     ...taskRoutes,
   );
   return router;

@@ -1,0 +1,75 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { SimulatorOptions } from "../../../simulator/index.js";
+import { data, type TestClient } from "./client.js";
+
+/** A loopback HTTP server with fixed files, for download-url tests; counts the GETs it answers. */
+export interface ImageServer {
+  readonly url: string;
+  readonly requests: string[];
+  close(): Promise<void>;
+}
+
+export async function serveImages(files: Record<string, Buffer>): Promise<ImageServer> {
+  const requests: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const path = req.url ?? "/";
+    requests.push(path);
+    const moved = /^\/moved(\/.*)$/.exec(path)?.[1];
+    if (moved !== undefined) {
+      res.writeHead(302, { location: moved }).end();
+      return;
+    }
+    const body = files[path];
+    if (body === undefined) {
+      res.writeHead(404, "Not Found").end();
+      return;
+    }
+    res
+      .writeHead(200, {
+        "content-type": "application/octet-stream",
+        "content-length": String(body.length),
+      })
+      .end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Storages where `local` also takes `import` content, as an admin enables it for templates. */
+export const IMPORT_STORAGES: NonNullable<SimulatorOptions["storages"]> = [
+  { storage: "local", type: "dir", content: ["iso", "vztmpl", "backup", "import"], shared: false },
+  { storage: "local-lvm", type: "lvmthin", content: ["images", "rootdir"], shared: false },
+  { storage: "shared", type: "nfs", content: ["images", "iso"], shared: true },
+];
+
+/** The task's log lines, without line numbers. */
+export async function taskLog(api: TestClient, node: string, upid: string): Promise<string[]> {
+  const lines = data(
+    await api.get(`/nodes/${node}/tasks/${encodeURIComponent(upid)}/log?limit=1000`),
+  ) as { t: string }[];
+  return lines.map((l) => l.t);
+}
+
+/** Starts a download-url task and waits for it; returns its final status and log. */
+export async function downloadAndWait(
+  api: TestClient,
+  params: Record<string, string | number>,
+  node = "pve1",
+  storage = "local",
+): Promise<{ exitstatus: unknown; log: string[] }> {
+  const res = await api.call("POST", `/nodes/${node}/storage/${storage}/download-url`, params);
+  const upid = String(data(res));
+  if (!upid.startsWith("UPID:")) throw new Error(`download-url refused: ${res.text}`);
+  const status = await api.waitTask(node, upid);
+  return { exitstatus: status["exitstatus"], log: await taskLog(api, node, upid) };
+}
