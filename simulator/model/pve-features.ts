@@ -12,8 +12,6 @@ export interface TemplateFeatures {
   readonly importExtensions: readonly string[];
   /** `Sys.AccessNetwork` on `/nodes/{node}` may replace `Sys.Audit`+`Sys.Modify` on `/` (8.1). */
   readonly accessNetworkPrivilege: boolean;
-  /** `import-from` takes `import` volumes, not only `images` (qemu-server 8.2). */
-  readonly importFromImportVolumes: boolean;
 }
 
 /** `"8.4"` / `"8.4.1"` → [8, 4]; an unreadable string counts as the default release. */
@@ -37,6 +35,5 @@ export function templateFeatures(version: string = DEFAULT_PVE_VERSION): Templat
         ? ["ova", "qcow2", "raw", "vmdk"]
         : ["ova"],
     accessNetworkPrivilege: atLeast(version, 8, 1),
-    importFromImportVolumes: hasImport,
   };
 }

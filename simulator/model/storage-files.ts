@@ -65,3 +65,15 @@ export function storedFile(
     throw paramError({ filename: "invalid filename or wrong extension" });
   return { filename, volname: `import/${filename}`, format: ext };
 }
+
+/** parse_volname's vtype: the content a volume name stands for. */
+export function volumeType(volname: string): string {
+  const dir = /^(iso|vztmpl|import|snippets|backup)\//.exec(volname)?.[1];
+  return dir ?? "images";
+}
+
+/** The VMID owning a disk volume (`vm-101-disk-0`, `base-100-disk-0/vm-101-disk-0` → 101). */
+export function volumeOwner(volname: string): number | undefined {
+  const owner = /^(?:.*\/)?(?:vm|base)-(\d+)-/.exec(volname)?.[1];
+  return owner === undefined ? undefined : Number(owner);
+}

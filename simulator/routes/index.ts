@@ -7,6 +7,7 @@ import { downloadUrlRoutes } from "./download-url.js";
 import { haRoutes } from "./ha.js";
 import { qemuCloneRoutes } from "./qemu-clone.js";
 import { qemuConfigRoutes } from "./qemu-config.js";
+import { qemuCreateRoutes } from "./qemu-create.js";
 import { qemuDiskRoutes } from "./qemu-disk.js";
 import { qemuPowerRoutes } from "./qemu-power.js";
 import { qemuReadRoutes } from "./qemu-read.js";
@@ -24,6 +25,7 @@ export function buildRouter(): Router<SimContext> {
     ...qemuConfigRoutes,
     ...qemuPowerRoutes,
     ...qemuCloneRoutes,
+    ...qemuCreateRoutes,
     ...qemuDiskRoutes,
     ...agentRoutes,
     ...storageRoutes,

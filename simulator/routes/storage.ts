@@ -1,7 +1,7 @@
 import { hasPriv, requireAnyPriv, requirePrivs, storagePath } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { dieError, NODE, paramError, STORAGE, type Route } from "../http/index.js";
-import { volumePath } from "../model/storage-files.js";
+import { volumeOwner, volumePath } from "../model/storage-files.js";
 import type { StorageSeed, Volume } from "../model/types.js";
 
 /** The storage on the node, or PVE's error for a missing/unavailable one. */
@@ -135,7 +135,7 @@ export const storageRoutes: Route<SimContext>[] = [
       const def = storageOrDie(sim, node, storage);
       const volname = colon > 0 ? raw.slice(colon + 1) : raw;
       const volid = `${storage}:${volname}`;
-      const owner = /^(?:.*\/)?(?:vm|base)-(\d+)-/.exec(volname)?.[1];
+      const owner = volumeOwner(volname);
       const id = owner === undefined ? storage : `${owner}@${storage}`;
       // No reference check: an ISO still in a stopped VM's ide2 is deleted all the same.
       const task = sim.tasks.start(node, "imgdel", id, tokenId, async (ctx) => {
