@@ -11,6 +11,7 @@ import { qemuCreateRoutes } from "./qemu-create.js";
 import { qemuDiskRoutes } from "./qemu-disk.js";
 import { qemuPowerRoutes } from "./qemu-power.js";
 import { qemuReadRoutes } from "./qemu-read.js";
+import { qemuTemplateRoutes } from "./qemu-template.js";
 import { storageRoutes } from "./storage.js";
 import { taskRoutes } from "./tasks.js";
 import { uploadRoutes } from "./upload.js";
@@ -26,6 +27,7 @@ export function buildRouter(): Router<SimContext> {
     ...qemuPowerRoutes,
     ...qemuCloneRoutes,
     ...qemuCreateRoutes,
+    ...qemuTemplateRoutes,
     ...qemuDiskRoutes,
     ...agentRoutes,
     ...storageRoutes,

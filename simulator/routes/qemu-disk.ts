@@ -1,6 +1,7 @@
 import { perm, requirePrivs, vmPath } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { configMissing, dieError, NODE, paramError, VMID, type Route } from "../http/index.js";
+import { migrationRefusal } from "../model/linked-clones.js";
 import {
   bytesToSize,
   driveVolume,
@@ -103,6 +104,11 @@ export const qemuDiskRoutes: Route<SimContext>[] = [
         vm.config["lock"] = "migrate";
         sim.changed();
         try {
+          const refusal = migrationRefusal(sim.cluster, node, vm);
+          if (refusal !== undefined) {
+            ctx.log(`ERROR: migration aborted (duration 00:00:00): ${refusal}`);
+            throw dieError("migration aborted");
+          }
           await ctx.wait(1);
           for (const volume of sim.cluster.volumes.values()) {
             if (volume.vmid === vmid && volume.node === node) {

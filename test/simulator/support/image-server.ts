@@ -73,3 +73,44 @@ export async function downloadAndWait(
   const status = await api.waitTask(node, upid);
   return { exitstatus: status["exitstatus"], log: await taskLog(api, node, upid) };
 }
+
+/** Downloads `/<file>` from the image server, creates VM `vmid` from it and waits for the task. */
+export async function createFromImage(
+  api: TestClient,
+  imagesUrl: string,
+  vmid: number,
+  file = "debian.qcow2",
+  disk = "local-lvm:0",
+): Promise<void> {
+  const source = `local:import/${file}`;
+  const listed = data(await api.get("/nodes/pve1/storage/local/content?content=import")) as {
+    volid: string;
+  }[];
+  if (!listed.some((v) => v.volid === source)) {
+    const done = await downloadAndWait(api, {
+      url: `${imagesUrl}/${file}`,
+      content: "import",
+      filename: file,
+    });
+    if (done.exitstatus !== "OK") throw new Error(`download failed: ${String(done.exitstatus)}`);
+  }
+  const res = await api.call("POST", "/nodes/pve1/qemu", {
+    vmid,
+    name: `vm${vmid}`,
+    scsi0: `${disk},import-from=${source}`,
+    net0: "virtio,bridge=vmbr0",
+  });
+  const status = await api.waitTask("pve1", String(data(res)));
+  if (status["exitstatus"] !== "OK") throw new Error(`create failed: ${res.text}`);
+}
+
+/** Converts VM `vmid` on pve1 to a template and waits for the task; returns its final status. */
+export async function convertToTemplate(
+  api: TestClient,
+  vmid: number,
+): Promise<Record<string, unknown>> {
+  const res = await api.call("POST", `/nodes/pve1/qemu/${vmid}/template`);
+  const upid = String(data(res));
+  if (!upid.startsWith("UPID:")) throw new Error(`template refused: ${res.text}`);
+  return api.waitTask("pve1", upid);
+}
