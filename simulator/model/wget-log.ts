@@ -1,3 +1,5 @@
+import { scaleBytes } from "./byte-units.js";
+
 /**
  * The lines `wget --progress=dot:giga` prints into a download task's log: each dot is 1 MiB,
  * eight dots a cluster, 32 dots a line, and each line ends with the percentage done (when the
@@ -8,15 +10,9 @@ const LINE = 32 * DOT;
 
 /** `1234567` → `1.2M`, as wget abbreviates sizes and rates. */
 export function wgetSize(bytes: number): string {
-  const units = ["", "K", "M", "G", "T"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  if (unit === 0) return String(bytes);
-  return `${value >= 10 ? Math.round(value) : value.toFixed(1)}${units[unit]}`;
+  const { value, power } = scaleBytes(bytes);
+  if (power === 0) return String(bytes);
+  return `${value >= 10 ? Math.round(value) : value.toFixed(1)}${"BKMGT"[power] ?? ""}`;
 }
 
 function dots(bytesInLine: number): string {

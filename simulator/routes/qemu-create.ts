@@ -10,6 +10,7 @@ import {
   type Params,
   type Route,
 } from "../http/index.js";
+import { scaleBytes } from "../model/byte-units.js";
 import { Cluster } from "../model/cluster.js";
 import { volumeOwner, volumeType } from "../model/storage-files.js";
 import type { TaskContext } from "../model/tasks.js";
@@ -109,14 +110,8 @@ function checkDriveSyntax(key: string, value: string): void {
 
 /** PVE::Tools::render_bytes as qemu_img_convert's progress lines use it. */
 function renderBytes(bytes: number): string {
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
+  const { value, power } = scaleBytes(bytes);
+  return `${value.toFixed(1)} ${["B", "KiB", "MiB", "GiB", "TiB"][power] ?? ""}`;
 }
 
 /** Allocates `vm-<vmid>-disk-<n>` on the storage (the lowest free n) and returns its volid. */

@@ -1,12 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClient, type TestClient } from "../support/client.js";
+import { data, type TestClient } from "../support/client.js";
 import {
   convertToTemplate,
   createFromImage,
   IMPORT_STORAGES,
-  serveImages,
+  startWithImages,
+  stopImageSim,
   taskLog,
+  THICK_LVM,
   type ImageServer,
 } from "../support/image-server.js";
 
@@ -15,28 +17,23 @@ let api: TestClient;
 let images: ImageServer;
 
 beforeEach(async () => {
-  ({ sim, api } = await startWithClient({
-    storages: [
-      ...IMPORT_STORAGES,
-      { storage: "thick", type: "lvm", content: ["images"], shared: false },
-    ],
-    templates: [
-      {
-        vmid: 8000,
-        node: "pve1",
-        config: { name: "on-thick-lvm", template: 1, scsi0: "thick:base-8000-disk-0,size=1G" },
-      },
-    ],
-  }));
-  images = await serveImages({ "/debian.qcow2": Buffer.alloc(1024 * 1024, 1) });
+  ({ sim, api, images } = await startWithImages(
+    { "/debian.qcow2": Buffer.alloc(1024 * 1024, 1) },
+    {
+      storages: [...IMPORT_STORAGES, THICK_LVM],
+      templates: [
+        {
+          vmid: 8000,
+          node: "pve1",
+          config: { name: "on-thick-lvm", template: 1, scsi0: "thick:base-8000-disk-0,size=1G" },
+        },
+      ],
+    },
+  ));
   await createFromImage(api, images.url, 120);
   expect((await convertToTemplate(api, 120))["exitstatus"]).toBe("OK");
 });
-afterEach(async () => {
-  await api.close();
-  await sim.close();
-  await images.close();
-});
+afterEach(() => stopImageSim({ sim, api, images }));
 
 async function run(method: string, path: string, params?: Record<string, string | number>) {
   const res = await api.call(method, path, params);

@@ -2,11 +2,11 @@ import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClient, type TestClient } from "../support/client.js";
+import { data, type TestClient } from "../support/client.js";
 import {
   downloadAndWait,
-  IMPORT_STORAGES,
-  serveImages,
+  startWithImages,
+  stopImageSim,
   type ImageServer,
 } from "../support/image-server.js";
 
@@ -17,20 +17,15 @@ let sim: Simulator;
 let api: TestClient;
 let images: ImageServer;
 
-async function start(options: Parameters<typeof startWithClient>[0] = {}): Promise<void> {
-  ({ sim, api } = await startWithClient({ storages: IMPORT_STORAGES, ...options }));
-  images = await serveImages({
+async function start(): Promise<void> {
+  ({ sim, api, images } = await startWithImages({
     "/debian.qcow2": IMAGE,
     "/small.qcow2": Buffer.alloc(2048, 3),
     "/small.iso.gz": gzipSync(Buffer.alloc(4096, 1)),
-  });
+  }));
 }
 
-afterEach(async () => {
-  await api.close();
-  await sim.close();
-  await images.close();
-});
+afterEach(() => stopImageSim({ sim, api, images }));
 
 const importContent = async (): Promise<Record<string, unknown>[]> =>
   data(await api.get("/nodes/pve1/storage/local/content?content=import")) as Record<

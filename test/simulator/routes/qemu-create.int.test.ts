@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClient, type TestClient } from "../support/client.js";
+import { data, type TestClient } from "../support/client.js";
 import {
   downloadAndWait,
-  IMPORT_STORAGES,
-  serveImages,
+  startWithImages,
+  stopImageSim,
   taskLog,
   type ImageServer,
 } from "../support/image-server.js";
@@ -17,11 +17,10 @@ let api: TestClient;
 let images: ImageServer;
 
 beforeEach(async () => {
-  ({ sim, api } = await startWithClient({
-    storages: IMPORT_STORAGES,
-    taskDurationsMs: { qmcreate: 200 },
-  }));
-  images = await serveImages({ "/debian.qcow2": IMAGE });
+  ({ sim, api, images } = await startWithImages(
+    { "/debian.qcow2": IMAGE },
+    { taskDurationsMs: { qmcreate: 200 } },
+  ));
   const done = await downloadAndWait(api, {
     url: `${images.url}/debian.qcow2`,
     content: "import",
@@ -29,11 +28,7 @@ beforeEach(async () => {
   });
   expect(done.exitstatus).toBe("OK");
 });
-afterEach(async () => {
-  await api.close();
-  await sim.close();
-  await images.close();
-});
+afterEach(() => stopImageSim({ sim, api, images }));
 
 const create = (params: Record<string, string | number>, client = api) =>
   client.call("POST", "/nodes/pve1/qemu", { vmid: 120, name: "debian-tmpl", ...params });

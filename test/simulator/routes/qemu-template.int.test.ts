@@ -1,12 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClient, type TestClient } from "../support/client.js";
+import { data, type TestClient } from "../support/client.js";
 import {
   convertToTemplate,
   createFromImage,
   IMPORT_STORAGES,
-  serveImages,
+  startWithImages,
+  stopImageSim,
   taskLog,
+  THICK_LVM,
   type ImageServer,
 } from "../support/image-server.js";
 
@@ -15,20 +17,13 @@ let api: TestClient;
 let images: ImageServer;
 
 beforeEach(async () => {
-  ({ sim, api } = await startWithClient({
-    storages: [
-      ...IMPORT_STORAGES,
-      { storage: "thick", type: "lvm", content: ["images"], shared: false },
-    ],
-  }));
-  images = await serveImages({ "/debian.qcow2": Buffer.alloc(2 * 1024 * 1024, 9) });
+  ({ sim, api, images } = await startWithImages(
+    { "/debian.qcow2": Buffer.alloc(2 * 1024 * 1024, 9) },
+    { storages: [...IMPORT_STORAGES, THICK_LVM] },
+  ));
   await createFromImage(api, images.url, 120);
 });
-afterEach(async () => {
-  await api.close();
-  await sim.close();
-  await images.close();
-});
+afterEach(() => stopImageSim({ sim, api, images }));
 
 const config = async (vmid: number): Promise<Record<string, unknown>> =>
   data(await api.get(`/nodes/pve1/qemu/${vmid}/config`)) as Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { SimulatorOptions } from "../../../simulator/index.js";
-import { data, type TestClient } from "./client.js";
+import type { Simulator, SimulatorOptions } from "../../../simulator/index.js";
+import { data, startWithClient, type TestClient } from "./client.js";
 
 /** A loopback HTTP server with fixed files, for download-url tests; counts the GETs it answers. */
 export interface ImageServer {
@@ -51,6 +51,30 @@ export const IMPORT_STORAGES: NonNullable<SimulatorOptions["storages"]> = [
   { storage: "local-lvm", type: "lvmthin", content: ["images", "rootdir"], shared: false },
   { storage: "shared", type: "nfs", content: ["images", "iso"], shared: true },
 ];
+
+/** Thick LVM: no base images, so no templates' linked clones. */
+export const THICK_LVM = { storage: "thick", type: "lvm", content: ["images"], shared: false };
+
+/** A simulator whose `local` storage takes `import` content, a client, and an image server. */
+export interface ImageSim {
+  readonly sim: Simulator;
+  readonly api: TestClient;
+  readonly images: ImageServer;
+}
+
+export async function startWithImages(
+  files: Record<string, Buffer>,
+  options: SimulatorOptions = {},
+): Promise<ImageSim> {
+  const { sim, api } = await startWithClient({ storages: IMPORT_STORAGES, ...options });
+  return { sim, api, images: await serveImages(files) };
+}
+
+export async function stopImageSim({ sim, api, images }: ImageSim): Promise<void> {
+  await api.close();
+  await sim.close();
+  await images.close();
+}
 
 /** The task's log lines, without line numbers. */
 export async function taskLog(api: TestClient, node: string, upid: string): Promise<string[]> {
