@@ -3,13 +3,16 @@ import { gunzipSync, zstdDecompressSync } from "node:zlib";
 import { hasPriv, requirePrivs, storagePath } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { FetchError, fetchUrl, isLoopbackHost } from "../http/fetch-url.js";
-import { dieError, permError, type Params, type Route } from "../http/index.js";
+import { dieError, permError, validateParams, type Params, type Route } from "../http/index.js";
 import { templateFeatures } from "../model/pve-features.js";
 import { FILE_BASED, storedFile, volumePath } from "../model/storage-files.js";
 import type { TaskContext } from "../model/tasks.js";
 import { WgetProgress, wgetSize, wgetTime } from "../model/wget-log.js";
 import { storageOrDie } from "./storage.js";
 import { CHECKSUM_ALGORITHMS, checkChecksumPair, fileParams } from "./upload.js";
+
+/** Every content type a release may take here; the current release's subset is checked later. */
+const ALL_CONTENTS = ["iso", "vztmpl", "import"];
 
 /** Compression formats download-url names (pve-storage's KNOWN_COMPRESSION_FORMATS). */
 const COMPRESSIONS = ["gz", "lzo", "zst", "bz2"];
@@ -166,6 +169,12 @@ async function download(sim: SimContext, job: Download, ctx: TaskContext): Promi
 
 /** download_url's synchronous checks, in PVE's order. */
 function prepare(sim: SimContext, params: Params): Download {
+  const features = templateFeatures();
+  // The content types depend on the release, so they are checked here, not in the route schema.
+  validateParams(
+    { content: params["content"] ?? "" },
+    { content: fileParams(features.uploadContents).content },
+  );
   checkChecksumPair(params);
   const node = String(params["node"]);
   const storage = String(params["storage"]);
@@ -175,7 +184,7 @@ function prepare(sim: SimContext, params: Params): Download {
     throw dieError(`can't upload to storage type '${def.type}', not a file based storage!`);
   if (!def.content.includes(content))
     throw dieError(`storage '${storage}' is not configured for content-type '${content}'`);
-  const file = storedFile(content, String(params["filename"]), templateFeatures().importExtensions);
+  const file = storedFile(content, String(params["filename"]), features.importExtensions);
   const algorithm = params["checksum-algorithm"];
   return {
     node,
@@ -199,7 +208,7 @@ export const downloadUrlRoutes: Route<SimContext>[] = [
     method: "POST",
     path: "/nodes/{node}/storage/{storage}/download-url",
     params: {
-      ...fileParams(templateFeatures().uploadContents),
+      ...fileParams(ALL_CONTENTS),
       url: { type: "string", pattern: /^https?:\/\/.*/ },
       compression: { type: "string", optional: true, enum: COMPRESSIONS },
       "verify-certificates": { type: "boolean", optional: true },

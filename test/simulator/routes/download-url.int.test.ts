@@ -176,6 +176,10 @@ describe("routes/download-url", () => {
     expect(half.body?.["errors"]).toEqual({
       "checksum-algorithm": "'checksum-algorithm' is required",
     });
+    const disk = await post("local", { content: "images" });
+    expect(disk.body?.["errors"]).toEqual({
+      content: "value 'images' does not have a value in the enumeration 'iso, vztmpl, import'",
+    });
     const ftp = await post("local", { url: "ftp://127.0.0.1/debian.qcow2" });
     expect(ftp.body?.["errors"]).toEqual({ url: "value does not match the regex pattern" });
     expect(sim.model.tasks.size).toBe(0);
