@@ -35,6 +35,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 const MAX_REDIRECTS = 20;
+const IDLE_TIMEOUT_MS = 30_000;
 
 /**
  * GETs `url` as wget does for download-url: follows redirects (each hop checked with `allowHost`),
@@ -63,10 +64,15 @@ export async function fetchUrl(
     options.onResponse?.(res);
     const chunks: Buffer[] = [];
     let received = 0;
-    for await (const chunk of res as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      received += chunk.length;
-      options.onData?.(received);
+    try {
+      for await (const chunk of res as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        received += chunk.length;
+        options.onData?.(received);
+      }
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new FetchError(`Read error at byte ${received} (${reason}).`, 4);
     }
     const length = res.headers["content-length"];
     return {
@@ -86,9 +92,19 @@ function get(url: URL, verifyCertificates: boolean): Promise<IncomingMessage> {
       url.protocol === "https:"
         ? httpsRequest(url, { rejectUnauthorized: verifyCertificates }, resolve)
         : httpRequest(url, resolve);
+    // A server that stops answering fails the download instead of holding the task (and the
+    // simulator's close, which waits for running tasks) forever.
+    req.setTimeout(IDLE_TIMEOUT_MS, () =>
+      req.destroy(Object.assign(new Error("Connection timed out"), { code: "ETIMEDOUT" })),
+    );
     req.on("error", (err: NodeJS.ErrnoException) => {
       const tls = err.code !== undefined && /CERT|SELF_SIGNED|SSL|TLS/.test(err.code);
-      const reason = err.code === "ECONNREFUSED" ? "Connection refused" : err.message;
+      const reason =
+        err.code === "ECONNREFUSED"
+          ? "Connection refused"
+          : err.code === "ETIMEDOUT"
+            ? "Connection timed out"
+            : err.message;
       reject(
         new FetchError(
           tls

@@ -111,7 +111,7 @@ describe("routes/download-url", () => {
     expect(images.requests).toEqual(["/debian.qcow2"]);
   });
 
-  it("answers wget's exit codes for a refused connection and a 404", async () => {
+  it("answers wget's exit codes for a refused connection, a 404 and a dropped transfer", async () => {
     await start();
     const refused = await downloadAndWait(api, {
       url: "http://127.0.0.1:9/x.qcow2",
@@ -130,6 +130,13 @@ describe("routes/download-url", () => {
     });
     expect(missing.exitstatus).toMatch(/^download failed: command 'wget .*' failed: exit code 8$/);
     expect(missing.log).toContain("HTTP request sent, awaiting response... 404 Not Found");
+    const broken = await downloadAndWait(api, {
+      url: `${images.url}/broken.qcow2`,
+      content: "import",
+      filename: "broken.qcow2",
+    });
+    expect(broken.exitstatus).toMatch(/failed: exit code 4$/);
+    expect(broken.log.some((l) => l.startsWith("Read error at byte 1024 ("))).toBe(true);
     expect(await importContent()).toEqual([]);
   });
 

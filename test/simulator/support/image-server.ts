@@ -3,7 +3,10 @@ import type { AddressInfo } from "node:net";
 import type { Simulator, SimulatorOptions } from "../../../simulator/index.js";
 import { data, startWithClient, type TestClient } from "./client.js";
 
-/** A loopback HTTP server with fixed files, for download-url tests; counts the GETs it answers. */
+/**
+ * A loopback HTTP server with fixed files, for download-url tests; counts the GETs it answers.
+ * `/moved/<path>` redirects to `<path>`; `/broken.qcow2` drops the connection mid-body.
+ */
 export interface ImageServer {
   readonly url: string;
   readonly requests: string[];
@@ -18,6 +21,12 @@ export async function serveImages(files: Record<string, Buffer>): Promise<ImageS
     const moved = /^\/moved(\/.*)$/.exec(path)?.[1];
     if (moved !== undefined) {
       res.writeHead(302, { location: moved }).end();
+      return;
+    }
+    if (path === "/broken.qcow2") {
+      // Promises a megabyte, sends a kilobyte, then drops the connection.
+      res.writeHead(200, { "content-length": String(1024 * 1024) });
+      res.write(Buffer.alloc(1024, 1), () => res.destroy());
       return;
     }
     const body = files[path];
