@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { paramError } from "../http/pve-error.js";
 import type { StorageSeed } from "./types.js";
 
@@ -76,4 +77,14 @@ export function volumeType(volname: string): string {
 export function volumeOwner(volname: string): number | undefined {
   const owner = /^(?:.*\/)?(?:vm|base)-(\d+)-/.exec(volname)?.[1];
   return owner === undefined ? undefined : Number(owner);
+}
+
+/** The algorithms upload and download-url verify checksums with. */
+export const CHECKSUM_ALGORITHMS = ["md5", "sha1", "sha224", "sha256", "sha384", "sha512"];
+
+/** A file's hex digest under each algorithm, kept with the volume so a later download can compare. */
+export function fileDigests(data: Buffer): Record<string, string> {
+  return Object.fromEntries(
+    CHECKSUM_ALGORITHMS.map((alg) => [alg, createHash(alg).update(data).digest("hex")]),
+  );
 }

@@ -5,11 +5,11 @@ import type { SimContext } from "../context.js";
 import { FetchError, fetchUrl, isLoopbackHost } from "../http/fetch-url.js";
 import { dieError, permError, validateParams, type Params, type Route } from "../http/index.js";
 import { templateFeatures } from "../model/pve-features.js";
-import { FILE_BASED, storedFile, volumePath } from "../model/storage-files.js";
+import { FILE_BASED, fileDigests, storedFile, volumePath } from "../model/storage-files.js";
 import type { TaskContext } from "../model/tasks.js";
 import { WgetProgress, wgetSize, wgetTime } from "../model/wget-log.js";
 import { storageOrDie } from "./storage.js";
-import { CHECKSUM_ALGORITHMS, checkChecksumPair, fileParams } from "./upload.js";
+import { checkChecksumPair, fileParams } from "./upload.js";
 
 /** Every content type a release may take here; the current release's subset is checked later. */
 const ALL_CONTENTS = ["iso", "vztmpl", "import"];
@@ -20,12 +20,6 @@ const DECOMPRESS: Readonly<Record<string, (data: Buffer) => Buffer>> = {
   gz: gunzipSync,
   zst: zstdDecompressSync,
 };
-
-function digests(data: Buffer): Record<string, string> {
-  return Object.fromEntries(
-    CHECKSUM_ALGORITHMS.map((alg) => [alg, createHash(alg).update(data).digest("hex")]),
-  );
-}
 
 /**
  * download_url's permission: Datastore.AllocateTemplate on the storage and, because the node
@@ -65,7 +59,9 @@ function existingFileIsCurrent(sim: SimContext, job: Download, ctx: TaskContext)
   if (existing === undefined) return false;
   if (job.checksum === undefined)
     throw dieError(`refusing to override existing file '${job.dest}'`);
-  const got = existing.checksums?.[job.checksum.algorithm] ?? "";
+  const got = existing.checksums?.[job.checksum.algorithm];
+  if (got === undefined)
+    throw dieError(`pve-sim kept no bytes of '${job.dest}' to compare its checksum`);
   if (got === job.checksum.value.toLowerCase()) {
     ctx.log(
       "calculating checksum of existing file...OK, got correct file already, no need to download",
@@ -160,7 +156,7 @@ async function download(sim: SimContext, job: Download, ctx: TaskContext): Promi
     format: job.format,
     size: data.length,
     ctime: Math.floor(Date.now() / 1000),
-    checksums: digests(data),
+    checksums: fileDigests(data),
     ...(job.content === "iso" && data.length <= sim.options.maxRetainedFileBytes ? { data } : {}),
   });
   sim.changed();

@@ -13,10 +13,14 @@ import {
   type Route,
 } from "../http/index.js";
 import { templateFeatures } from "../model/pve-features.js";
-import { FILE_BASED, storedFile, volumePath } from "../model/storage-files.js";
+import {
+  CHECKSUM_ALGORITHMS,
+  FILE_BASED,
+  fileDigests,
+  storedFile,
+  volumePath,
+} from "../model/storage-files.js";
 import { storageOrDie } from "./storage.js";
-
-export const CHECKSUM_ALGORITHMS = ["md5", "sha1", "sha224", "sha256", "sha384", "sha512"];
 
 /** The parameters upload and download-url share (the file's content type, name and checksum). */
 export function fileParams(contents: readonly string[]) {
@@ -118,7 +122,9 @@ export const uploadRoutes: Route<SimContext>[] = [
           format,
           size: file.size,
           ctime: Math.floor(Date.now() / 1000),
-          ...(file.data === undefined ? {} : { data: file.data }),
+          ...(file.data === undefined
+            ? {}
+            : { data: file.data, checksums: fileDigests(file.data) }),
         });
         ctx.log("finished file import successfully");
         sim.changed();

@@ -3,6 +3,7 @@ import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
 import { data, type TestClient } from "../support/client.js";
+import { uploadFile } from "../support/upload.js";
 import {
   downloadAndWait,
   startWithImages,
@@ -109,6 +110,22 @@ describe("routes/download-url", () => {
       "calculating checksum of existing file...OK, got correct file already, no need to download",
     );
     expect(images.requests).toEqual(["/debian.qcow2"]);
+  });
+
+  it("compares the checksum with a file of the same name that was uploaded", async () => {
+    await start();
+    const bytes = Buffer.alloc(2048, 3);
+    const up = await uploadFile(sim, "pve1", "local", "small.qcow2", bytes, { content: "import" });
+    expect((await api.waitTask("pve1", String(up.body?.["data"])))["exitstatus"]).toBe("OK");
+    const same = await downloadAndWait(api, {
+      url: `${images.url}/small.qcow2`,
+      content: "import",
+      filename: "small.qcow2",
+      "checksum-algorithm": "sha512",
+      checksum: createHash("sha512").update(bytes).digest("hex"),
+    });
+    expect(same.exitstatus).toBe("OK");
+    expect(images.requests).toEqual([]);
   });
 
   it("answers wget's exit codes for a refused connection, a 404 and a dropped transfer", async () => {
