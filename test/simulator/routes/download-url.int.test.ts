@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Simulator } from "../../../simulator/index.js";
+import type { Simulator, SimulatorOptions } from "../../../simulator/index.js";
 import { data, type TestClient } from "../support/client.js";
 import { uploadFile } from "../support/upload.js";
 import {
@@ -18,12 +18,15 @@ let sim: Simulator;
 let api: TestClient;
 let images: ImageServer;
 
-async function start(): Promise<void> {
-  ({ sim, api, images } = await startWithImages({
-    "/debian.qcow2": IMAGE,
-    "/small.qcow2": Buffer.alloc(2048, 3),
-    "/small.iso.gz": gzipSync(Buffer.alloc(4096, 1)),
-  }));
+async function start(options: SimulatorOptions = {}): Promise<void> {
+  ({ sim, api, images } = await startWithImages(
+    {
+      "/debian.qcow2": IMAGE,
+      "/small.qcow2": Buffer.alloc(2048, 3),
+      "/small.iso.gz": gzipSync(Buffer.alloc(4096, 1)),
+    },
+    options,
+  ));
 }
 
 afterEach(() => stopImageSim({ sim, api, images }));
@@ -168,7 +171,27 @@ describe("routes/download-url", () => {
     expect(log).toContain(
       "pve-sim fetches only from loopback addresses, not 'cloud.debian.org' (start it with allowRemoteDownloads to reach the network)",
     );
+    // 0.0.0.0 reaches this host, but is not a loopback address: refused all the same.
+    const anyAddress = images.url.replace("127.0.0.1", "0.0.0.0");
+    const local = await downloadAndWait(api, {
+      url: `${anyAddress}/small.qcow2`,
+      content: "import",
+      filename: "small.qcow2",
+    });
+    expect(local.exitstatus).toMatch(/failed: exit code 4$/);
     expect(await importContent()).toEqual([]);
+    expect(images.requests).toEqual([]);
+  });
+
+  it("fetches from any address when started with allowRemoteDownloads", async () => {
+    await start({ allowRemoteDownloads: true });
+    const { exitstatus } = await downloadAndWait(api, {
+      url: `${images.url.replace("127.0.0.1", "0.0.0.0")}/small.qcow2`,
+      content: "import",
+      filename: "small.qcow2",
+    });
+    expect(exitstatus).toBe("OK");
+    expect(images.requests).toEqual(["/small.qcow2"]);
   });
 
   it("checks storage, content type and file name before starting a task", async () => {
