@@ -199,11 +199,14 @@ function createDisk(
   return drive;
 }
 
-/** The create worker: disks first, then the full config; on failure nothing is left behind. */
-async function createWorker(sim: SimContext, params: Params, ctx: TaskContext): Promise<void> {
+/** create_disks and the config write; on failure the disks made so far are freed. */
+async function createDisksAndConfig(
+  sim: SimContext,
+  params: Params,
+  ctx: TaskContext,
+): Promise<void> {
   const node = String(params["node"]);
   const vmid = Number(params["vmid"]);
-  const release = await sim.flocks.acquire(vmid, true, 1000);
   const created: string[] = [];
   try {
     const config: VmConfig = {};
@@ -225,18 +228,32 @@ async function createWorker(sim: SimContext, params: Params, ctx: TaskContext): 
     config["vmgenid"] ??= randomUUID();
     config["meta"] = `creation-qemu=9.2.0,ctime=${Math.floor(Date.now() / 1000)}`;
     const vm = sim.cluster.vmOn(node, vmid);
-    if (vm === undefined) throw dieError(`unable to create VM ${vmid} - config vanished`);
+    if (vm === undefined) throw dieError("config file vanished");
     vm.config = config;
     sim.cluster.observe(vm);
     sim.changed();
   } catch (err) {
     for (const volid of created) sim.cluster.deleteVolume(node, volid);
-    // The worker removes the config file (still `lock: create`) when the create fails.
+    throw err instanceof Error ? dieError(`unable to create VM ${vmid} - ${err.message}`) : err;
+  }
+}
+
+/**
+ * The qmcreate worker: under the VM's flock, disks then config. Whatever fails (the flock
+ * included), the config file, still `lock: create`, is removed, so the request can be repeated.
+ */
+async function createWorker(sim: SimContext, params: Params, ctx: TaskContext): Promise<void> {
+  const vmid = Number(params["vmid"]);
+  let release: (() => void) | undefined;
+  try {
+    release = await sim.flocks.acquire(vmid, true, 1000);
+    await createDisksAndConfig(sim, params, ctx);
+  } catch (err) {
     sim.cluster.removeVm(vmid);
     sim.changed();
-    throw err instanceof Error ? dieError(`unable to create VM ${vmid} - ${err.message}`) : err;
+    throw err;
   } finally {
-    release();
+    release?.();
   }
 }
 

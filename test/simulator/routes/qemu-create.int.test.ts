@@ -140,4 +140,15 @@ describe("routes/qemu-create", () => {
       ["local-lvm:vm-120-disk-1", 1024 ** 3, 120],
     ]);
   });
+
+  it("removes the config when the VM's file lock cannot be taken, without a create prefix", async () => {
+    void sim.faults.holdFileLock(120, 1500);
+    const res = await create({ scsi0: `local-lvm:0,import-from=${SOURCE}` });
+    const status = await api.waitTask("pve1", String(data(res)));
+    expect(status["exitstatus"]).toBe(
+      "can't lock file '/var/lock/qemu-server/lock-120.conf' - got timeout",
+    );
+    expect(sim.model.vms.has(120)).toBe(false);
+    expect(await disks()).toEqual([]);
+  });
 });
