@@ -42,7 +42,18 @@ const CONTROL = new Set([
 function checkKeyPermissions(sim: SimContext, tokenId: string, vmid: number, params: Params): void {
   const keys = Object.keys(params).filter((key) => !CONTROL.has(key));
   const deletes = splitList(String(params["delete"] ?? ""));
-  for (const key of [...keys, ...deletes]) {
+  checkKeyPrivileges(sim, tokenId, vmid, [...keys, ...deletes], params);
+}
+
+/** The privilege each config key needs on the VM, and SDN.Use on each NIC's bridge. */
+export function checkKeyPrivileges(
+  sim: SimContext,
+  tokenId: string,
+  vmid: number,
+  keys: readonly string[],
+  params: Params,
+): void {
+  for (const key of keys) {
     const value = params[key] === undefined ? undefined : String(params[key]);
     const priv = keyPrivilege(key, value);
     if (priv === "root") throw permError(`only root can set '${key}' config`);

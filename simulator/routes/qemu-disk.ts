@@ -13,6 +13,7 @@ import { allocateDisk, imageStorageProblem } from "../model/disk-volumes.js";
 import { mapStorage, parseStorageMap, type StorageMap } from "../model/storage-map.js";
 import type { VmRecord } from "../model/types.js";
 import { addUnused, freeOwnedVolume } from "../model/pending.js";
+import { migrationRefusal } from "../model/linked-clones.js";
 import {
   bytesToSize,
   configDigest,
@@ -239,6 +240,11 @@ export const qemuDiskRoutes: Route<SimContext>[] = [
         vm.config["lock"] = "migrate";
         sim.changed();
         try {
+          const refusal = migrationRefusal(sim.cluster, node, vm);
+          if (refusal !== undefined) {
+            ctx.log(`ERROR: migration aborted (duration 00:00:00): ${refusal}`);
+            throw dieError("migration aborted");
+          }
           await ctx.wait(1);
           for (const volid of local) {
             const moved = copyVolume(sim, vm, volid, target, map);

@@ -10,6 +10,7 @@ import {
   type Route,
 } from "../http/index.js";
 import { releaseLeases } from "../guest/boot.js";
+import { assertBasesUnused } from "../model/linked-clones.js";
 import type { TaskContext } from "../model/tasks.js";
 import type { VmRecord } from "../model/types.js";
 import { applyPending } from "../model/pending.js";
@@ -288,6 +289,7 @@ export const qemuPowerRoutes: Route<SimContext>[] = [
           if (current === undefined) throw configMissing(node, vmid);
           if (current.config["lock"] !== undefined)
             throw dieError(`VM is locked (${current.config["lock"]})`);
+          if (current.config["template"] === 1) assertBasesUnused(sim.cluster, node, current);
           await ctx.wait(0.5);
           for (const volume of [...sim.cluster.volumes.values()]) {
             if (volume.vmid === vmid) {
