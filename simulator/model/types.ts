@@ -100,5 +100,7 @@ export interface TaskRecord {
   user: string;
   status: TaskState;
   exitstatus?: string;
+  /** Epoch seconds when the task stopped (the task index's end time). */
+  endtime?: number;
   log: string[];
 }

@@ -16,7 +16,7 @@ const STATS = {
 };
 
 /** assert_agent_available, in PVE's order, then the answering guest. */
-function answeringGuest(sim: SimContext, params: Params): VmRecord {
+export function answeringGuest(sim: SimContext, params: Params): VmRecord {
   const node = String(params["node"]);
   const vmid = Number(params["vmid"]);
   const vm = sim.cluster.vmOn(node, vmid);
@@ -30,14 +30,15 @@ function answeringGuest(sim: SimContext, params: Params): VmRecord {
   return vm;
 }
 
-const monitor = perm("VM.Monitor", vmPath);
+/** The privilege the agent routes need on PVE 8.4 (qemu-server `PVE/API2/Qemu/Agent.pm`). */
+export const agentPermission = perm("VM.Monitor", vmPath);
 
 export const agentRoutes: Route<SimContext>[] = [
   {
     method: "GET",
     path: "/nodes/{node}/qemu/{vmid}/agent/network-get-interfaces",
     params: { node: NODE, vmid: VMID },
-    permission: monitor,
+    permission: agentPermission,
     handler: ({ sim, params }) => {
       const vm = answeringGuest(sim, params);
       const lo = {
@@ -57,7 +58,7 @@ export const agentRoutes: Route<SimContext>[] = [
     method: "GET",
     path: "/nodes/{node}/qemu/{vmid}/agent/get-host-name",
     params: { node: NODE, vmid: VMID },
-    permission: monitor,
+    permission: agentPermission,
     handler: ({ sim, params }) => {
       const vm = answeringGuest(sim, params);
       return { result: { "host-name": vm.guest.hostname ?? "localhost" } };

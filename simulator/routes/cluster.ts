@@ -2,6 +2,7 @@ import { hasPriv } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { NODE, paramError, type Route } from "../http/index.js";
 import { dieError } from "../http/pve-error.js";
+import { HOST_8_4, nodeUsage } from "../model/host.js";
 
 /** The PVE version the simulator presents (an 8.4 host: resize is a task, errors carry message). */
 export const PVE_VERSION = { version: "8.4.1", release: "8.4", repoid: "2a5fa54a8503f96d" };
@@ -72,16 +73,10 @@ function nodeRow(
   };
   if (full) row["ssl_fingerprint"] = sim.sslFingerprint;
   if (online && node !== undefined && hasPriv(sim, tokenId, `/nodes/${name}`, "Sys.Audit")) {
-    Object.assign(row, {
-      cpu: 0.02,
-      maxcpu: node.cpus,
-      mem: Math.floor(node.memoryBytes / 8),
-      maxmem: node.memoryBytes,
-      disk: 4 * 1024 ** 3,
-      maxdisk: 100 * 1024 ** 3,
-      uptime: Math.floor(process.uptime()) + 86400,
-    });
+    Object.assign(row, nodeUsage(node));
   }
+  // Cluster.pm `resources` adds the node's cgroup mode, with or without Sys.Audit.
+  if (online && !full) row["cgroup-mode"] = HOST_8_4.cgroupMode;
   return row;
 }
 

@@ -2,14 +2,18 @@ import type { SimContext } from "../context.js";
 import { Router } from "../http/router.js";
 import { accessRoutes } from "./access.js";
 import { agentRoutes } from "./agent.js";
+import { agentInfoRoutes } from "./agent-info.js";
 import { clusterRoutes } from "./cluster.js";
 import { haRoutes } from "./ha.js";
+import { nodeStatusRoutes } from "./node-status.js";
 import { qemuCloneRoutes } from "./qemu-clone.js";
 import { qemuConfigRoutes } from "./qemu-config.js";
 import { qemuDiskRoutes } from "./qemu-disk.js";
 import { qemuPowerRoutes } from "./qemu-power.js";
 import { qemuReadRoutes } from "./qemu-read.js";
 import { storageRoutes } from "./storage.js";
+import { storageStatusRoutes } from "./storage-status.js";
+import { taskListRoutes } from "./task-list.js";
 import { taskRoutes } from "./tasks.js";
 import { uploadRoutes } from "./upload.js";
 
@@ -25,9 +29,13 @@ export function buildRouter(): Router<SimContext> {
     ...qemuCloneRoutes,
     ...qemuDiskRoutes,
     ...agentRoutes,
+    ...agentInfoRoutes,
+    ...nodeStatusRoutes,
     ...storageRoutes,
+    ...storageStatusRoutes,
     ...uploadRoutes,
     ...taskRoutes,
+    ...taskListRoutes,
   );
   return router;
 }
