@@ -3,6 +3,7 @@ import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { createAdminHandler } from "./admin.js";
+import { TicketAuthority } from "./auth/tickets.js";
 import { TokenStore } from "./auth/tokens.js";
 import type { RequestFault, SimContext } from "./context.js";
 import { Faults } from "./faults.js";
@@ -33,6 +34,7 @@ export type {
   TaskRecord,
   TemplateSeed,
   TokenSeed,
+  UserSeed,
   VmConfig,
   VmRecord,
   Volume,
@@ -58,6 +60,8 @@ export interface Simulator {
   readonly caCertPem: string;
   /** Full-privilege token `root@pam!ci=<secret>` (PROXMOX_VE_API_TOKEN format). */
   readonly apiToken: string;
+  /** Password of `root@pam` for `POST /access/ticket` (generated at start). */
+  readonly rootPassword: string;
   readonly faults: Faults;
   readonly requestLog: readonly RequestLogEntry[];
   clearRequestLog(): void;
@@ -72,6 +76,8 @@ export interface Simulator {
   readonly model: SimulatorModel;
   /** Adds a token with the given ACLs; returns `user@realm!name=secret`. */
   addToken(tokenId: string, acls: readonly Acl[]): string;
+  /** Adds a user who logs in with `password` (`POST /access/ticket`) and has the given ACLs. */
+  addUser(userid: string, password: string, acls: readonly Acl[]): void;
   /** Finishes running tasks at once, writes the state file, and stops listening. */
   close(): Promise<void>;
 }
@@ -83,14 +89,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const cluster = new Cluster(opts.nodes, opts.storages);
   const pools = new IpPools(opts.bridges);
   const rootSecret = TokenStore.newSecret();
-  const tokens = new TokenStore([
-    {
-      tokenId: "root@pam!ci",
-      secret: rootSecret,
-      acls: [{ path: "/", privileges: ALL_PRIVILEGES }],
-    },
-    ...opts.tokens,
-  ]);
+  const rootPassword = TokenStore.newSecret();
+  const everything = [{ path: "/", privileges: ALL_PRIVILEGES }];
+  const tokens = new TokenStore(
+    [{ tokenId: "root@pam!ci", secret: rootSecret, acls: everything }, ...opts.tokens],
+    [{ userid: "root@pam", password: rootPassword, acls: everything }, ...opts.users],
+  );
   let saveTimer: NodeJS.Timeout | undefined;
   const save = (): void => {
     if (saveTimer !== undefined) clearTimeout(saveTimer);
@@ -110,6 +114,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     cluster,
     tasks,
     tokens,
+    tickets: new TicketAuthority(opts.ticketLifetimeMs),
     flocks: new FlockTable(),
     pools,
     requestFaults,
@@ -156,6 +161,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     url: `${tls ? "https" : "http"}://${host}:${address.port}`,
     caCertPem: tls?.caCertPem ?? "",
     apiToken: `root@pam!ci=${rootSecret}`,
+    rootPassword,
     faults,
     requestLog,
     clearRequestLog: () => void (requestLog.length = 0),
@@ -172,6 +178,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       isFileLocked: (vmid) => sim.flocks.isHeld(vmid),
     },
     addToken: (tokenId, acls) => tokens.add({ tokenId, secret: TokenStore.newSecret(), acls }),
+    addUser: (userid, password, acls) => tokens.addUser({ userid, password, acls }),
     close: () =>
       (closing ??= (async () => {
         await tasks.fastForward();

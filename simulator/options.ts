@@ -1,4 +1,5 @@
-import type { NodeSeed, StorageSeed, TemplateSeed, TokenSeed } from "./model/types.js";
+import type { NodeSeed, StorageSeed, TemplateSeed, TokenSeed, UserSeed } from "./model/types.js";
+import { TICKET_LIFETIME_MS } from "./auth/tickets.js";
 import {
   DEFAULT_BRIDGES,
   DEFAULT_NODES,
@@ -37,6 +38,10 @@ export interface SimulatorOptions {
   readonly templates?: readonly TemplateSeed[];
   /** Extra tokens; the default full-privilege `root@pam!ci` token always exists. */
   readonly tokens?: readonly TokenSeed[];
+  /** Users who log in with a password; `root@pam` (all privileges) always exists. */
+  readonly users?: readonly UserSeed[];
+  /** How long a login ticket and its CSRF token are valid; default PVE's 2 hours. */
+  readonly ticketLifetimeMs?: number;
   /** Bridge → DHCP pool CIDR for the simulated guests; default `{ vmbr0: "10.10.0.0/24" }`. */
   readonly bridges?: Readonly<Record<string, string>>;
   /** Per task type duration; default `defaultTaskMs` for every type. */
@@ -77,6 +82,8 @@ export interface ResolvedOptions {
   readonly storages: readonly StorageSeed[];
   readonly templates: readonly TemplateSeed[];
   readonly tokens: readonly TokenSeed[];
+  readonly users: readonly UserSeed[];
+  readonly ticketLifetimeMs: number;
   readonly bridges: Readonly<Record<string, string>>;
   readonly taskDurationsMs: Partial<Record<string, number>>;
   readonly defaultTaskMs: number;
@@ -106,6 +113,8 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     storages: options.storages ?? DEFAULT_STORAGES,
     templates: options.templates ?? DEFAULT_TEMPLATES,
     tokens: options.tokens ?? [],
+    users: options.users ?? [],
+    ticketLifetimeMs: options.ticketLifetimeMs ?? TICKET_LIFETIME_MS,
     bridges: options.bridges ?? DEFAULT_BRIDGES,
     taskDurationsMs: options.taskDurationsMs ?? {},
     defaultTaskMs: options.defaultTaskMs ?? 50,

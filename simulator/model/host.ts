@@ -19,6 +19,9 @@ export const HOST_8_4 = {
   cgroupMode: 2,
 } as const;
 
+/** The corosync cluster the simulated nodes form: its name and config version. */
+export const CLUSTER = { name: "sim", configVersion: 3 } as const;
+
 const ROOTFS_BYTES = 100 * 1024 ** 3;
 const ROOTFS_USED = 4 * 1024 ** 3;
 const SWAP_BYTES = 8 * 1024 ** 3;

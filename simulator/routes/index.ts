@@ -1,6 +1,8 @@
 import type { SimContext } from "../context.js";
 import { Router } from "../http/router.js";
 import { accessRoutes } from "./access.js";
+import { accessTicketRoutes } from "./access-ticket.js";
+import { accessUserRoutes } from "./access-users.js";
 import { agentRoutes } from "./agent.js";
 import { agentInfoRoutes } from "./agent-info.js";
 import { clusterRoutes } from "./cluster.js";
@@ -23,6 +25,8 @@ export function buildRouter(): Router<SimContext> {
     ...clusterRoutes,
     ...haRoutes,
     ...accessRoutes,
+    ...accessTicketRoutes,
+    ...accessUserRoutes,
     ...qemuReadRoutes,
     ...qemuConfigRoutes,
     ...qemuPowerRoutes,

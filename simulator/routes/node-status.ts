@@ -5,11 +5,8 @@
 import { requirePrivs } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { NODE, type Route } from "../http/index.js";
-import { nodeStatus } from "../model/host.js";
+import { CLUSTER, nodeStatus } from "../model/host.js";
 import { PVE_VERSION } from "./cluster.js";
-
-/** The corosync cluster name and config version the simulated cluster reports. */
-const CLUSTER = { name: "sim", configVersion: 3 } as const;
 
 /** The address a node's name resolves to; a documentation range, never contacted. */
 function nodeAddress(index: number): string {
