@@ -11,8 +11,8 @@ function uptimeSeconds(startedAt: number | undefined, now: number): number {
   return startedAt === undefined ? 0 : Math.floor((now - startedAt) / 1000);
 }
 
-/** `/cluster/resources` rows for VMs: set, node, lock, tags live; the rest lagged. */
-function vmRows(sim: SimContext, tokenId: string, now: number): Record<string, unknown>[] {
+/** `/cluster/resources` rows for VMs: set, node, lock, tags, pool live; the rest lagged. */
+export function vmRows(sim: SimContext, tokenId: string, now: number): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   for (const vm of sim.cluster.vms.values()) {
     if (!hasPriv(sim, tokenId, `/vms/${vm.vmid}`, "VM.Audit")) continue;
@@ -48,6 +48,8 @@ function vmRows(sim: SimContext, tokenId: string, now: number): Record<string, u
     if (lock !== undefined) row["lock"] = lock;
     const tags = vm.config["tags"];
     if (tags !== undefined) row["tags"] = tags;
+    const pool = sim.cluster.resourcePools.poolOf(vm.vmid);
+    if (pool !== undefined) row["pool"] = pool;
     // pve-manager Cluster.pm resources: the CRM's service state, else the requested one.
     const ha = sim.cluster.ha.configured(vm.vmid);
     if (ha !== undefined) row["hastate"] = ha.crmState ?? ha.state;
@@ -80,7 +82,7 @@ function nodeRow(
   return row;
 }
 
-function storageRows(sim: SimContext, tokenId: string): Record<string, unknown>[] {
+export function storageRows(sim: SimContext, tokenId: string): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   for (const node of sim.cluster.nodes.keys()) {
     for (const s of sim.cluster.storagesOn(node)) {

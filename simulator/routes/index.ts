@@ -8,6 +8,7 @@ import { agentInfoRoutes } from "./agent-info.js";
 import { clusterRoutes } from "./cluster.js";
 import { haRoutes } from "./ha.js";
 import { nodeStatusRoutes } from "./node-status.js";
+import { poolRoutes } from "./pools.js";
 import { qemuCloneRoutes } from "./qemu-clone.js";
 import { qemuConfigRoutes } from "./qemu-config.js";
 import { qemuDiskRoutes } from "./qemu-disk.js";
@@ -35,6 +36,7 @@ export function buildRouter(): Router<SimContext> {
     ...agentRoutes,
     ...agentInfoRoutes,
     ...nodeStatusRoutes,
+    ...poolRoutes,
     ...storageRoutes,
     ...storageStatusRoutes,
     ...uploadRoutes,
