@@ -54,6 +54,12 @@ export interface SimulatorOptions {
   readonly guestBootMs?: number;
   /** How long the HA CRM takes to act on a requested state (real PVE: ~10 s). Default 200 ms. */
   readonly haCrmDelayMs?: number;
+  /**
+   * Which HA placement API the cluster has: `groups` (`/cluster/ha/groups`, PVE 7 and 8; the
+   * default, as the simulator is an 8.4 host) or `rules` (`/cluster/ha/rules`, PVE 9). The other
+   * answers 501, as an unknown route does.
+   */
+  readonly haPlacement?: HaPlacementApi;
   /** PVE delays every 401 by ~3 s; default here 100 ms so tests stay fast; the CLI uses 3000. */
   readonly authFailureDelayMs?: number;
   /** Add `message` to error bodies like pve-http-server >= 5.2.0 (default true). */
@@ -65,6 +71,8 @@ export interface SimulatorOptions {
 }
 
 /** What a guest's agent lists besides `lo` and its NICs (each NIC always has an fe80:: address). */
+export type HaPlacementApi = "groups" | "rules";
+
 export interface GuestNetworkOptions {
   /** A `docker0` bridge (172.17.0.1/16, its own MAC), listed before eth0. */
   readonly dockerBridge?: boolean;
@@ -90,6 +98,7 @@ export interface ResolvedOptions {
   listingLagMs: number;
   readonly guestBootMs: number;
   readonly haCrmDelayMs: number;
+  readonly haPlacement: HaPlacementApi;
   readonly authFailureDelayMs: number;
   readonly errorMessageInBody: boolean;
   readonly maxRetainedFileBytes: number;
@@ -121,6 +130,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     listingLagMs: options.listingLagMs ?? 0,
     guestBootMs: options.guestBootMs ?? 100,
     haCrmDelayMs: options.haCrmDelayMs ?? 200,
+    haPlacement: options.haPlacement ?? "groups",
     authFailureDelayMs: options.authFailureDelayMs ?? 100,
     errorMessageInBody: options.errorMessageInBody ?? true,
     maxRetainedFileBytes: options.maxRetainedFileBytes ?? 16 * 1024 * 1024,

@@ -7,6 +7,7 @@ import { agentRoutes } from "./agent.js";
 import { agentInfoRoutes } from "./agent-info.js";
 import { clusterRoutes } from "./cluster.js";
 import { haRoutes } from "./ha.js";
+import { haPlacementRoutes } from "./ha-placement.js";
 import { nodeStatusRoutes } from "./node-status.js";
 import { poolRoutes } from "./pools.js";
 import { qemuCloneRoutes } from "./qemu-clone.js";
@@ -25,6 +26,7 @@ export function buildRouter(): Router<SimContext> {
   router.add(
     ...clusterRoutes,
     ...haRoutes,
+    ...haPlacementRoutes,
     ...accessRoutes,
     ...accessTicketRoutes,
     ...accessUserRoutes,

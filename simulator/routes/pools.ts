@@ -8,20 +8,12 @@ import type { SimContext } from "../context.js";
 import { dieError, splitList, type Params, type RawParams, type Route } from "../http/index.js";
 import type { ResourcePool } from "../model/resource-pools.js";
 import { storageRows, vmRows } from "./cluster.js";
+import { lockedChange } from "./locked-change.js";
 
 const POOLID = { type: "string", pattern: /^[A-Za-z0-9.\-_]+$/ } as const;
 
 const allocate = (sim: SimContext, input: { tokenId: string; raw: RawParams }): void =>
   requirePrivs(sim, input.tokenId, `/pool/${String(input.raw["poolid"])}`, ["Pool.Allocate"]);
-
-/** PVE::AccessControl::lock_user_config: the change's error, prefixed with what failed. */
-function underLock<T>(what: string, change: () => T): T {
-  try {
-    return change();
-  } catch (err) {
-    throw dieError(`${what}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
 
 function existing(sim: SimContext, poolid: string): ResourcePool {
   const pool = sim.cluster.resourcePools.get(poolid);
@@ -117,7 +109,7 @@ export const poolRoutes: Route<SimContext>[] = [
     params: { poolid: POOLID, comment: { type: "string", optional: true, maxLength: 4096 } },
     permission: allocate,
     handler: ({ sim, params }) =>
-      underLock("create pool failed", () => {
+      lockedChange("create pool failed", () => {
         const poolid = String(params["poolid"]);
         if (sim.cluster.resourcePools.get(poolid) !== undefined)
           throw new Error(`pool '${poolid}' already exists`);
@@ -127,7 +119,6 @@ export const poolRoutes: Route<SimContext>[] = [
           comment === undefined ? undefined : String(comment),
         );
         sim.changed();
-        return null;
       }),
   },
   {
@@ -162,12 +153,11 @@ export const poolRoutes: Route<SimContext>[] = [
     },
     permission: allocate,
     handler: ({ sim, tokenId, params }) =>
-      underLock("update pools failed", () => {
+      lockedChange("update pools failed", () => {
         const pool = existing(sim, String(params["poolid"]));
         if (params["comment"] !== undefined) pool.comment = String(params["comment"]);
         updateMembers(sim, tokenId, pool, params);
         sim.changed();
-        return null;
       }),
   },
   {
@@ -176,7 +166,7 @@ export const poolRoutes: Route<SimContext>[] = [
     params: { poolid: POOLID },
     permission: allocate,
     handler: ({ sim, params }) =>
-      underLock("delete pool failed", () => {
+      lockedChange("delete pool failed", () => {
         const pool = existing(sim, String(params["poolid"]));
         const [vmid] = [...pool.vms].filter((id) => sim.cluster.vms.has(id)).sort((a, b) => a - b);
         if (vmid !== undefined)
@@ -186,7 +176,6 @@ export const poolRoutes: Route<SimContext>[] = [
           throw new Error(`pool '${pool.poolid}' is not empty (contains storage '${storage}')`);
         sim.cluster.resourcePools.delete(pool.poolid);
         sim.changed();
-        return null;
       }),
   },
 ];
