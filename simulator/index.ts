@@ -21,7 +21,13 @@ import { buildRouter } from "./routes/index.js";
 import { createApiHandler, type RequestLogEntry } from "./server.js";
 import { generateTls } from "./tls/certs.js";
 
-export type { GuestNetworkOptions, SimulatorOptions, TaskType } from "./options.js";
+export type {
+  GuestAgentSource,
+  GuestNetworkOptions,
+  GuestOptions,
+  SimulatorOptions,
+  TaskType,
+} from "./options.js";
 export type { RequestLogEntry } from "./server.js";
 export type { RequestMatch } from "./faults.js";
 export { Faults } from "./faults.js";
@@ -125,8 +131,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       void tasks.sleep(opts.guestBootMs).then(() => {
         const vm = cluster.vms.get(vmid);
         if (vm === undefined || vm.status !== "running") return;
-        bootGuest(sim, vm);
-        vm.guest.agentUpAt = Date.now();
+        const { agentInstalled } = bootGuest(sim, vm);
+        // An agent that is not installed never answers; a slow one answers after its delay.
+        if (agentInstalled) vm.guest.agentUpAt = Date.now() + opts.guest.agentDelayMs;
+        else delete vm.guest.agentUpAt;
         changed();
       });
     },

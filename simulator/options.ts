@@ -65,13 +65,27 @@ export interface SimulatorOptions {
   /** Add `message` to error bodies like pve-http-server >= 5.2.0 (default true). */
   readonly errorMessageInBody?: boolean;
   /** Extra interfaces the simulated guests list, to test address selection (default: none). */
-  readonly guest?: GuestNetworkOptions;
+  readonly guest?: GuestOptions;
   /** ISO bytes kept per uploaded file so guests can read seeds; larger uploads keep only size. */
   readonly maxRetainedFileBytes?: number;
 }
 
 /** What a guest's agent lists besides `lo` and its NICs (each NIC always has an fe80:: address). */
 export type HaPlacementApi = "groups" | "rules";
+
+/**
+ * Where the guest agent comes from: baked into the image (`preinstalled`, the default), installed
+ * by cloud-init's package step when the seed's user-data lists `qemu-guest-agent` under
+ * `packages` (`user-data`; stock cloud images ship without it), or never (`never`).
+ */
+export type GuestAgentSource = "preinstalled" | "user-data" | "never";
+
+/** How the simulated guests behave: their agent and what it lists besides their NICs. */
+export interface GuestOptions extends GuestNetworkOptions {
+  readonly agent?: GuestAgentSource;
+  /** Extra time from boot to the agent answering: a slow guest or cloud-init's package step. */
+  readonly agentDelayMs?: number;
+}
 
 export interface GuestNetworkOptions {
   /** A `docker0` bridge (172.17.0.1/16, its own MAC), listed before eth0. */
@@ -102,7 +116,7 @@ export interface ResolvedOptions {
   readonly authFailureDelayMs: number;
   readonly errorMessageInBody: boolean;
   readonly maxRetainedFileBytes: number;
-  readonly guest: Required<GuestNetworkOptions>;
+  readonly guest: Required<GuestOptions>;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -137,6 +151,8 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     guest: {
       dockerBridge: options.guest?.dockerBridge ?? false,
       apipa: options.guest?.apipa ?? false,
+      agent: options.guest?.agent ?? "preinstalled",
+      agentDelayMs: options.guest?.agentDelayMs ?? 0,
     },
   };
 }
