@@ -15,7 +15,7 @@ const USAGE = `pve-sim: a Proxmox VE API simulator (loopback only)
   --guest-boot-ms <n>   delay until the guest agent answers (default 3000)
   --auth-delay-ms <n>   delay of 401 answers (default 3000, as PVE)
 
-Prints one JSON line when ready: {"url","caFile","apiToken","adminUrl"}.`;
+Prints one JSON line when ready: {"url","caFile","apiToken","rootPassword","adminUrl"}.`;
 
 /** Durations that feel like a small real host, used unless --task-ms overrides them all. */
 const REALISTIC: Partial<Record<TaskType, number>> = {
@@ -83,6 +83,7 @@ async function main(): Promise<void> {
       url: sim.url,
       caFile: values.http === true ? null : (values["ca-file"] ?? null),
       apiToken: sim.apiToken,
+      rootPassword: sim.rootPassword,
       adminUrl: `${sim.url}/_sim`,
     })}\n`,
   );
