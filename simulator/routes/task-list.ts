@@ -6,6 +6,7 @@ import { hasPriv } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { NODE, Reply, splitList, type Params, type Route } from "../http/index.js";
 import type { TaskRecord } from "../model/types.js";
+import { taskIdentity } from "./tasks.js";
 
 /** How many recent tasks each node publishes to the cluster-wide list. */
 const CLUSTER_TASKS_PER_NODE = 50;
@@ -21,20 +22,9 @@ function statusType(status: string | undefined): StatusType {
   return "error";
 }
 
-/** The row a task list shows: a token's task has the owner in `user`, the token in `tokenid`. */
+/** The row a task list shows: the UPID's facts, and the end time and exit status once done. */
 function taskRow(task: TaskRecord): Record<string, unknown> {
-  const bang = task.user.indexOf("!");
-  const row: Record<string, unknown> = {
-    upid: task.upid,
-    node: task.node,
-    pid: task.pid,
-    pstart: task.pstart,
-    starttime: task.starttime,
-    type: task.type,
-    id: task.id,
-    user: bang < 0 ? task.user : task.user.slice(0, bang),
-  };
-  if (bang >= 0) row["tokenid"] = task.user.slice(bang + 1);
+  const row = taskIdentity(task);
   if (task.status === "stopped") {
     if (task.endtime !== undefined) row["endtime"] = task.endtime;
     if (task.exitstatus !== undefined) row["status"] = task.exitstatus;

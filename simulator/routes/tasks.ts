@@ -19,6 +19,26 @@ function findTask(sim: SimContext, tokenId: string, params: Params): TaskRecord 
   return task;
 }
 
+/**
+ * What the UPID says about a task, as task status and task lists show it: a token's task has
+ * the owner in `user` and the token name in `tokenid` (Tasks.pm `convert_token_task`).
+ */
+export function taskIdentity(task: TaskRecord): Record<string, unknown> {
+  const bang = task.user.indexOf("!");
+  const identity: Record<string, unknown> = {
+    upid: task.upid,
+    node: task.node,
+    pid: task.pid,
+    pstart: task.pstart,
+    starttime: task.starttime,
+    type: task.type,
+    id: task.id,
+    user: bang < 0 ? task.user : task.user.slice(0, bang),
+  };
+  if (bang >= 0) identity["tokenid"] = task.user.slice(bang + 1);
+  return identity;
+}
+
 const TASK_PARAMS = { node: NODE, upid: { type: "string", maxLength: 256 } } as const;
 
 export const taskRoutes: Route<SimContext>[] = [
@@ -28,20 +48,7 @@ export const taskRoutes: Route<SimContext>[] = [
     params: TASK_PARAMS,
     handler: ({ sim, tokenId, params }) => {
       const task = findTask(sim, tokenId, params);
-      const bang = task.user.indexOf("!");
-      const data: Record<string, unknown> = {
-        upid: task.upid,
-        node: task.node,
-        pid: task.pid,
-        pstart: task.pstart,
-        starttime: task.starttime,
-        type: task.type,
-        id: task.id,
-        // Token tasks: the owner in `user`, the token name in `tokenid`.
-        user: bang < 0 ? task.user : task.user.slice(0, bang),
-        status: task.status,
-      };
-      if (bang >= 0) data["tokenid"] = task.user.slice(bang + 1);
+      const data: Record<string, unknown> = { ...taskIdentity(task), status: task.status };
       if (task.exitstatus !== undefined) data["exitstatus"] = task.exitstatus;
       return data;
     },

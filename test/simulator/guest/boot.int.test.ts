@@ -16,11 +16,20 @@ const META = "instance-id: vm-100\nlocal-hostname: web\n";
 const WITH_AGENT = "#cloud-config\npackages:\n  - curl\n  - qemu-guest-agent\n";
 const WITHOUT_AGENT = "#cloud-config\npackages:\n  - curl\n";
 
-/** Boots VM 100 with a NoCloud seed whose user-data is `userData` (none when undefined). */
-async function bootWith(options: SimulatorOptions, userData?: string): Promise<void> {
+/**
+ * Boots VM 100 with a NoCloud seed whose user-data is `userData` (none when undefined), plus
+ * `extra` seed files and config keys set before the start.
+ */
+async function bootWith(
+  options: SimulatorOptions,
+  userData?: string,
+  extra: { files?: Record<string, string>; config?: Record<string, string> } = {},
+): Promise<void> {
   ({ sim, api } = await startWithClonedVm({ guestBootMs: 20, ...options }));
-  const files: Record<string, string> = { "meta-data": META };
+  const files: Record<string, string> = { "meta-data": META, ...extra.files };
   if (userData !== undefined) files["user-data"] = userData;
+  if (extra.config !== undefined)
+    await api.call("PUT", "/nodes/pve1/qemu/100/config", extra.config);
   const up = await uploadFile(sim, "pve1", "local", "seed-100.iso", buildIso(files));
   await api.waitTask("pve1", String(up.body?.["data"]));
   await api.call("PUT", "/nodes/pve1/qemu/100/config", {
@@ -75,19 +84,11 @@ describe("guest/boot", () => {
   });
 
   it("lists every NIC of a multi-NIC guest, each with its own DHCP lease", async () => {
-    ({ sim, api } = await startWithClonedVm({ guestBootMs: 20 }));
-    await api.call("PUT", "/nodes/pve1/qemu/100/config", { net1: "virtio,bridge=vmbr0" });
     const network = "version: 2\nethernets:\n  eth0:\n    dhcp4: true\n  eth1:\n    dhcp4: true\n";
-    const iso = buildIso({ "meta-data": META, "network-config": network });
-    const up = await uploadFile(sim, "pve1", "local", "seed-100.iso", iso);
-    await api.waitTask("pve1", String(up.body?.["data"]));
-    await api.call("PUT", "/nodes/pve1/qemu/100/config", {
-      ide2: "local:iso/seed-100.iso,media=cdrom",
+    await bootWith({}, undefined, {
+      files: { "network-config": network },
+      config: { net1: "virtio,bridge=vmbr0" },
     });
-    await api.waitTask(
-      "pve1",
-      String(data(await api.call("POST", "/nodes/pve1/qemu/100/status/start"))),
-    );
     await new Promise((r) => setTimeout(r, 100));
     type Nic = {
       name: string;
