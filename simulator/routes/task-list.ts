@@ -6,7 +6,7 @@ import { hasPriv } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { NODE, Reply, splitList, type Params, type Route } from "../http/index.js";
 import type { TaskRecord } from "../model/types.js";
-import { taskIdentity } from "./tasks.js";
+import { ownsTask, taskIdentity } from "./tasks.js";
 
 /** How many recent tasks each node publishes to the cluster-wide list. */
 const CLUSTER_TASKS_PER_NODE = 50;
@@ -30,11 +30,6 @@ function taskRow(task: TaskRecord): Record<string, unknown> {
     if (task.exitstatus !== undefined) row["status"] = task.exitstatus;
   }
   return row;
-}
-
-/** Tasks.pm's check_task_user: a token sees its own tasks, a user its own and its tokens'. */
-function ownsTask(task: TaskRecord, caller: string): boolean {
-  return caller === task.user || caller === task.user.split("!")[0];
 }
 
 /** The status types a node task list keeps: `errors` drops OK, else `statusfilter` picks. */

@@ -5,6 +5,11 @@ import type { TaskRecord } from "../model/types.js";
 const UPID_RE =
   /^UPID:([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?):([0-9A-F]{8}):([0-9A-F]{8,9}):([0-9A-F]{8}):([^:\s/]+):([^:\s/]*):([^:\s/]+):$/;
 
+/** Tasks.pm's check_task_user: a token owns its own tasks, a user its own and its tokens'. */
+export function ownsTask(task: TaskRecord, caller: string): boolean {
+  return caller === task.user || caller === task.user.split("!")[0];
+}
+
 /** read_task_status/read_task_log's lookup: parse, find on the node, then owner or Sys.Audit. */
 function findTask(sim: SimContext, tokenId: string, params: Params): TaskRecord {
   const upid = String(params["upid"]);
@@ -12,8 +17,7 @@ function findTask(sim: SimContext, tokenId: string, params: Params): TaskRecord 
   const node = String(params["node"]);
   const task = sim.tasks.tasks.get(upid);
   if (task === undefined || task.node !== node) throw paramError({ upid: "no such task" });
-  const owner = task.user === tokenId || task.user === tokenId.split("!")[0];
-  if (!owner && !sim.tokens.has(tokenId, `/nodes/${node}`, "Sys.Audit")) {
+  if (!ownsTask(task, tokenId) && !sim.tokens.has(tokenId, `/nodes/${node}`, "Sys.Audit")) {
     throw permError(`/nodes/${node}, Sys.Audit`);
   }
   return task;
