@@ -78,7 +78,7 @@ describe("an independent client (proxmox-api)", () => {
     const vm = node.qemu.$(100);
     await waitTask(pve, "pve1", await vm.status.start.$post());
     let pinged = false;
-    for (let i = 0; i < 100 && !pinged; i += 1) {
+    for (let i = 0; i < 250 && !pinged; i += 1) {
       pinged = await vm.agent.ping.$post().then(
         () => true,
         () => false,

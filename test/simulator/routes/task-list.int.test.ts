@@ -63,7 +63,7 @@ describe("routes/task-list", () => {
   it("shows running tasks only with source=active or all, as RUNNING", async () => {
     await api.close();
     await sim.close();
-    ({ sim, api } = await startWithClonedVm({ taskDurationsMs: { qmstart: 400 } }));
+    ({ sim, api } = await startWithClonedVm({ taskDurationsMs: { qmstart: 2000 } }));
     const upid = String(data(await api.call("POST", "/nodes/pve1/qemu/100/status/start")));
     expect((await rows("/nodes/pve1/tasks")).map((r) => r["upid"])).not.toContain(upid);
     const active = await rows("/nodes/pve1/tasks?source=active");
