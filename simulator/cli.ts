@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { startSimulator } from "./index.js";
-import type { TaskType } from "./options.js";
+import { REALISTIC_TASK_MS } from "./options.js";
 
 const USAGE = `pve-sim: a Proxmox VE API simulator (loopback only)
 
@@ -14,23 +14,11 @@ const USAGE = `pve-sim: a Proxmox VE API simulator (loopback only)
   --task-ms <n>         duration of every task (default: realistic per type)
   --guest-boot-ms <n>   delay until the guest agent answers (default 3000)
   --auth-delay-ms <n>   delay of 401 answers (default 3000, as PVE)
+  --api-workers <n>     requests each node serves at once; more queue (default 3, as PVE)
+  --request-latency-ms <n>  time each request holds its node's worker (default 0)
+  --task-jitter <f>     task and boot durations drawn from d × (1 ± f) (default 0.3)
 
 Prints one JSON line when ready: {"url","caFile","apiToken","adminUrl"}.`;
-
-/** Durations that feel like a small real host, used unless --task-ms overrides them all. */
-const REALISTIC: Partial<Record<TaskType, number>> = {
-  qmclone: 3000,
-  qmstart: 1500,
-  qmstop: 1000,
-  qmshutdown: 2000,
-  qmreboot: 2000,
-  qmdestroy: 1000,
-  qmconfig: 300,
-  qmigrate: 3000,
-  resize: 500,
-  imgcopy: 500,
-  imgdel: 300,
-};
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -44,6 +32,9 @@ async function main(): Promise<void> {
       "task-ms": { type: "string" },
       "guest-boot-ms": { type: "string" },
       "auth-delay-ms": { type: "string" },
+      "api-workers": { type: "string" },
+      "request-latency-ms": { type: "string" },
+      "task-jitter": { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -61,8 +52,11 @@ async function main(): Promise<void> {
     listingLagMs: Number(values["listing-lag-ms"] ?? 1000),
     guestBootMs: Number(values["guest-boot-ms"] ?? 3000),
     authFailureDelayMs: Number(values["auth-delay-ms"] ?? 3000),
+    apiWorkers: Number(values["api-workers"] ?? 3),
+    requestLatencyMs: Number(values["request-latency-ms"] ?? 0),
+    taskJitter: Number(values["task-jitter"] ?? 0.3),
     ...(taskMs === undefined
-      ? { taskDurationsMs: REALISTIC, defaultTaskMs: 1000 }
+      ? { taskDurationsMs: REALISTIC_TASK_MS, defaultTaskMs: 1000 }
       : { defaultTaskMs: taskMs }),
   });
   const stop = (): void => {
