@@ -5,7 +5,8 @@
  */
 import type { ClusterVm, ProxmoxApi } from "./api/proxmox-api";
 import { waitForTask } from "./api/tasks";
-import type { OperationContext } from "./context";
+import { CloneRegistry } from "./clone-registry";
+import type { ListingAge, OperationContext } from "./context";
 import { KeyedLock } from "./lock";
 import { systemClock } from "./retry";
 
@@ -19,7 +20,7 @@ const TASK_PROGRESS_EVERY_MS = 15_000;
 
 export function operationContext(
   api: ProxmoxApi,
-  listVms: (options?: { fresh?: boolean }) => Promise<readonly ClusterVm[]>,
+  listVms: (options?: ListingAge) => Promise<readonly ClusterVm[]>,
   log: ContextLog,
 ): OperationContext {
   const lock = new KeyedLock();
@@ -39,6 +40,7 @@ export function operationContext(
       });
       return { warnings: result.warnings };
     },
+    clones: new CloneRegistry(),
     withLock: (key, fn) => lock.withLock(key, fn),
     progress: (message) => log.progress(message),
     warn: (message) => log.warn(message),
