@@ -23,6 +23,8 @@ export interface TaskWaitOptions {
   readonly initialIntervalMs?: number | undefined;
   /** Upper bound of the interval. */
   readonly maxIntervalMs?: number | undefined;
+  /** No poll before this much time has passed (no task of the type has ended sooner). */
+  readonly quietMs?: number | undefined;
   /** Interval as a share of the elapsed time: the worst-case overshoot ratio. */
   readonly ratio?: number | undefined;
   /** Lines of the log kept on a failure. */
@@ -79,6 +81,13 @@ export async function waitForTask(
   let interval = options.initialIntervalMs ?? DEFAULTS.initialIntervalMs;
   let polls = 0;
   let lastError: unknown;
+  if ((options.quietMs ?? 0) > 0) {
+    try {
+      await clock.sleep(Math.min(options.quietMs ?? 0, options.budgetMs), options.signal);
+    } catch {
+      throw abortedError(`Waiting for task ${upid}`, options.signal);
+    }
+  }
   for (;;) {
     if (options.signal?.aborted) throw abortedError(`Waiting for task ${upid}`, options.signal);
     let status: TaskStatus | undefined;

@@ -4,6 +4,7 @@
  * on it in its next round (about 10 s later). Whoever needs the VM really started or stopped
  * polls its status after such a task.
  */
+import { typeOfUpid } from "../api/classify";
 import type { Upid } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { TransientError } from "../errors";
@@ -15,7 +16,7 @@ const PROGRESS_EVERY_MS = 10_000;
 
 /** Whether the UPID (`UPID:node:pid:pstart:starttime:type:id:user:`) is an HA request. */
 export function isHaRequest(upid: Upid): boolean {
-  const type = upid.split(":")[5];
+  const type = typeOfUpid(upid);
   return type === "hastart" || type === "hastop";
 }
 
