@@ -55,6 +55,7 @@ export function buildContext(config: ConfigReader): OperationContext {
     apiTokenFile: config.get("proxmox:apiTokenFile"),
     caCert: config.get("proxmox:caCert"),
     insecure: config.get("proxmox:insecure"),
+    maxConnections: config.get("proxmox:maxConnections"),
   });
   const debug = process.env["PULUMI_PROXMOX_DEBUG"] === "1";
   const http = new HttpProxmoxApi({
