@@ -10,6 +10,7 @@
 import { performance } from "node:perf_hooks";
 import * as fs from "node:fs";
 import { it } from "vitest";
+import { DEFAULT_PARALLEL } from "../cli/engine-command";
 import { REALISTIC_TASK_MS, startSimulator, type Simulator } from "../simulator";
 import { requestKind } from "../test/e2e/support/crash-harness";
 import { engineEnv, pulumi, writeProgram, type EngineEnv } from "../test/e2e/support/engine";
@@ -17,7 +18,8 @@ import { findProcesses } from "../test/e2e/support/processes";
 import { configureProxmoxStack, guestVms } from "../test/e2e/support/proxmox-stack";
 
 const SIZES = (process.env["SCALE_SIZES"] ?? "10,50,100").split(",").map(Number);
-const PARALLEL = process.env["SCALE_PARALLEL"];
+/** The parallelism `pulumi-proxmox up` picks, unless the run asks for another. */
+const PARALLEL = process.env["SCALE_PARALLEL"] ?? String(DEFAULT_PARALLEL);
 const LATENCY_MS = Number(process.env["SCALE_LATENCY_MS"] ?? 20);
 const API_WORKERS = Number(process.env["SCALE_API_WORKERS"] ?? 3);
 const REFRESH_SIZE = Math.max(...SIZES);
@@ -135,7 +137,7 @@ async function stackOf(
   return dir;
 }
 
-const parallelArgs = PARALLEL === undefined ? [] : ["--parallel", PARALLEL];
+const parallelArgs = ["--parallel", PARALLEL];
 const up = ["up", "--yes", "--skip-preview", ...parallelArgs];
 const destroy = ["destroy", "--yes", "--skip-preview", ...parallelArgs];
 
@@ -220,9 +222,8 @@ it("measures T1, N-VM ups, a refresh and a destroy, and prints the table", async
 });
 
 function printTable(rows: readonly Row[]): void {
-  const parallel = PARALLEL ?? "the engine's default";
   const lines = [
-    `bench:scale: --parallel ${parallel}, ${LATENCY_MS} ms per request, ` +
+    `bench:scale: --parallel ${PARALLEL}, ${LATENCY_MS} ms per request, ` +
       `${API_WORKERS} API workers per node, clone 3 s / start 1 s / boot 1 s ±30 %`,
     "",
     "| what | measured | goal |",
