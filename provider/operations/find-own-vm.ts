@@ -17,6 +17,7 @@ import type { ClusterVm, VmConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { TransientError, hasCode } from "../errors";
 import { readMark, type Mark } from "../identity";
+import { pollUntil } from "../poll";
 import type { VmLocation } from "./converge";
 
 export interface OwnVm {
@@ -91,35 +92,34 @@ async function settledConfig(
   vm: VmLocation,
   budgetMs: number,
 ): Promise<VmConfig | undefined> {
-  const started = ctx.now();
-  const deadline = started + budgetMs;
-  let reported: number | undefined;
-  for (;;) {
-    let config: VmConfig;
-    try {
-      config = await ctx.api.vmConfig(vm.node, vm.vmid);
-    } catch (error) {
-      if (hasCode(error, "NOT_FOUND")) return undefined;
-      throw error;
-    }
-    if (config.lock !== "clone") return config;
-    if (ctx.now() >= deadline) {
-      throw new TransientError(
+  const settled = await pollUntil<{ config: VmConfig | undefined }>({
+    clock: ctx,
+    budgetMs,
+    firstIntervalMs: LOCK_POLL_MS,
+    nextIntervalMs: () => LOCK_POLL_MS,
+    attempt: async () => {
+      try {
+        const config = await ctx.api.vmConfig(vm.node, vm.vmid);
+        return config.lock === "clone" ? undefined : { config };
+      } catch (error) {
+        if (hasCode(error, "NOT_FOUND")) return { config: undefined };
+        throw error;
+      }
+    },
+    timedOut: () =>
+      new TransientError(
         "LOCKED",
         `VM ${vm.vmid} on node ${vm.node} is still being cloned after ${Math.round(budgetMs / 1000)} s; ` +
           "it may be this resource's own interrupted clone. Run the update again once the clone task ends.",
         { node: vm.node, vmid: vm.vmid, lock: "clone" },
-      );
-    }
+      ),
     // A line per poll would flood the output: one at the start, then one every 10 s.
-    const waited = ctx.now() - started;
-    if (reported === undefined || waited - reported >= PROGRESS_EVERY_MS) {
-      reported = waited;
+    progressEveryMs: PROGRESS_EVERY_MS,
+    progress: (waited) =>
       ctx.progress(
         `VM ${vm.vmid} on ${vm.node}: waiting for a clone in progress to finish ` +
           `(${Math.round(waited / 1000)} s)`,
-      );
-    }
-    await ctx.sleep(LOCK_POLL_MS);
-  }
+      ),
+  });
+  return settled.config;
 }
