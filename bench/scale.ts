@@ -13,9 +13,9 @@ import { it } from "vitest";
 import { DEFAULT_PARALLEL } from "../cli/engine-command";
 import { REALISTIC_TASK_MS, startSimulator, type Simulator } from "../simulator";
 import { requestKind } from "../test/e2e/support/crash-harness";
-import { engineEnv, pulumi, writeProgram, type EngineEnv } from "../test/e2e/support/engine";
+import { engineEnv, pulumi, type EngineEnv } from "../test/e2e/support/engine";
 import { findProcesses } from "../test/e2e/support/processes";
-import { configureProxmoxStack, guestVms } from "../test/e2e/support/proxmox-stack";
+import { guestVms, proxmoxStack } from "../test/e2e/support/proxmox-stack";
 
 const SIZES = (process.env["SCALE_SIZES"] ?? "10,50,100").split(",").map(Number);
 /** The parallelism `pulumi-proxmox up` picks, unless the run asks for another. */
@@ -126,17 +126,6 @@ function providerRssBytes(marker: string): number {
   return total;
 }
 
-async function stackOf(
-  name: string,
-  source: string,
-  sim: Simulator,
-  engine: EngineEnv,
-): Promise<string> {
-  const dir = writeProgram(name, source);
-  await configureProxmoxStack(dir, sim, engine);
-  return dir;
-}
-
 const parallelArgs = ["--parallel", PARALLEL];
 const up = ["up", "--yes", "--skip-preview", ...parallelArgs];
 const destroy = ["destroy", "--yes", "--skip-preview", ...parallelArgs];
@@ -154,14 +143,14 @@ it("measures T1, N-VM ups, a refresh and a destroy, and prints the table", async
   const row = (what: string, value: string, goal = ""): void =>
     void rows.push({ what, value, goal });
   try {
-    const one = await stackOf("scale-1", vmProgram(1), sim, engine);
+    const one = await proxmoxStack("scale-1", vmProgram(1), sim, engine);
     const t1 = await measure(sim, engine, one, up);
     await measure(sim, engine, one, destroy);
     row("T1: up of 1 VM", `${t1.seconds.toFixed(1)} s`);
     row("requests per create (1 VM)", `${t1.requests} (${t1.taskPolls} task polls)`, "≤ 25");
 
     for (const size of SIZES) {
-      const dir = await stackOf(`scale-${size}`, vmProgram(size), sim, engine);
+      const dir = await proxmoxStack(`scale-${size}`, vmProgram(size), sim, engine);
       const created = await measure(sim, engine, dir, up);
       if (guestVms(sim).length !== size) {
         throw new Error(`up of ${size} VMs left ${guestVms(sim).length} VMs`);
@@ -185,7 +174,7 @@ it("measures T1, N-VM ups, a refresh and a destroy, and prints the table", async
       );
 
       if (size === REFRESH_SIZE) {
-        const noop = await stackOf(`noop-${size}`, noopProgram(size), sim, engine);
+        const noop = await proxmoxStack(`noop-${size}`, noopProgram(size), sim, engine);
         await measure(sim, engine, noop, up);
         const refreshArgs = ["preview", "--refresh", ...parallelArgs];
         const baseline = await measure(sim, engine, noop, refreshArgs);
