@@ -25,7 +25,7 @@ const API_WORKERS = Number(process.env["SCALE_API_WORKERS"] ?? 3);
 const REFRESH_SIZE = Math.max(...SIZES);
 const DESTROY_SIZE = SIZES.includes(50) ? 50 : Math.max(...SIZES);
 
-/** A VM's create waits on clone, start and the guest agent: the critical path F1. */
+/** A VM's create waits on clone, start and the guest agent boot: its critical path. */
 const SIM_OPTIONS = {
   taskDurationsMs: { ...REALISTIC_TASK_MS, qmclone: 3000, qmstart: 1000 },
   defaultTaskMs: 300,
