@@ -17,7 +17,10 @@ import { isPlanned, writeReport, type CommandReport } from "./report";
 export const DEFAULT_PARALLEL = 128;
 
 export interface EngineCommandOptions extends StackSelection {
-  /** Resource operations the engine runs at once (`--parallel`); default {@link DEFAULT_PARALLEL}. */
+  /**
+   * Resource operations the engine runs at once (`--parallel`); default `PULUMI_PARALLEL` when
+   * set, else {@link DEFAULT_PARALLEL}.
+   */
   readonly parallel?: number | undefined;
   /** Receives the engine's progress output; default: this process's stdout. */
   readonly onOutput?: ((text: string) => void) | undefined;
@@ -54,8 +57,9 @@ export async function runEngineCommand(
   const collector = new ChangeCollector();
   const notices: string[] = [];
   const onOutput = options.onOutput ?? ((text: string) => void process.stdout.write(text));
-  const parallel = options.parallel ?? DEFAULT_PARALLEL;
-  if (options.parallel === undefined) {
+  const chosen = options.parallel ?? parallelFromEnv({ ...process.env, ...options.env });
+  const parallel = chosen ?? DEFAULT_PARALLEL;
+  if (chosen === undefined) {
     onOutput(
       `pulumi-proxmox: running ${parallel} resource operations at once (--parallel ${parallel}): ` +
         "VM work waits on PVE, not on this machine\n",
@@ -106,6 +110,12 @@ export async function runEngineCommand(
   }
   if (options.reportFile !== undefined) writeReport(options.reportFile, report);
   return report;
+}
+
+/** `PULUMI_PARALLEL`, the engine's own setting, when it holds a whole number of at least 1. */
+function parallelFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const value = Number(env["PULUMI_PARALLEL"]);
+  return Number.isInteger(value) && value >= 1 ? value : undefined;
 }
 
 /**
