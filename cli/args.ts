@@ -82,4 +82,5 @@ export const STACK_HELP = `Stack:
   --cwd DIR               the program directory (default: the current directory)
   --backend URL           the state backend (default: PULUMI_BACKEND_URL or pulumi login)
   --report FILE           also write the JSON report there
+  --parallel N            resource operations at once (default 128: VM work is I/O-bound)
   --quiet                 do not stream the engine's progress`;

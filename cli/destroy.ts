@@ -21,6 +21,7 @@ export function destroy(options: DestroyOptions): Promise<CommandReport> {
   return runEngineCommand("destroy", options, async (stack, hooks) => {
     const pending = await readPendingCreates(stack);
     const result = await stack.destroy({
+      parallel: hooks.parallel,
       refresh: options.refresh === true,
       color: "never",
       onEvent: hooks.onEvent,

@@ -21,6 +21,7 @@ export function drift(options: DriftOptions): Promise<CommandReport> {
       hooks.notice(recoveryAdvice(options.stack, pending.identities.size));
     }
     const result = await stack.preview({
+      parallel: hooks.parallel,
       refresh: true,
       color: "never",
       onEvent: hooks.onEvent,

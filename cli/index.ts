@@ -84,7 +84,11 @@ async function engineCommand(
   argv: readonly string[],
   io: Io,
 ): Promise<ExitCode> {
-  const { values } = parseFlags(argv, { ...STACK_FLAGS, refresh: { type: "boolean" } });
+  const { values } = parseFlags(argv, {
+    ...STACK_FLAGS,
+    refresh: { type: "boolean" },
+    parallel: { type: "string" },
+  });
   if (command === "drift" && values.refresh !== undefined) {
     throw new UsageError("drift always refreshes: drop --refresh");
   }
@@ -99,6 +103,7 @@ async function engineCommand(
     reportFile: values.report,
     onOutput: values.quiet === true ? () => undefined : io.stdout,
     refresh: values.refresh === true,
+    parallel: values.parallel === undefined ? undefined : parallelFlag(values.parallel),
   };
   const run: Record<typeof command, (o: typeof options) => Promise<CommandReport>> = {
     drift,
@@ -108,6 +113,14 @@ async function engineCommand(
   const report = await run[command](options);
   (report.status === "error" ? io.stderr : io.stdout)(`\n${formatReport(report)}`);
   return report.exitCode;
+}
+
+function parallelFlag(value: string): number {
+  const parallel = Number(value);
+  if (!Number.isInteger(parallel) || parallel < 1) {
+    throw new UsageError(`--parallel must be a whole number of at least 1, got ${value}`);
+  }
+  return parallel;
 }
 
 if (require.main === module) {

@@ -30,6 +30,7 @@ export function up(options: UpOptions): Promise<CommandReport> {
     }
     try {
       const result = await stack.up({
+        parallel: hooks.parallel,
         refresh: options.refresh === true,
         color: "never",
         onEvent: hooks.onEvent,

@@ -18,7 +18,17 @@ export interface ConnectionConfig {
   readonly caCert?: string | undefined;
   /** Skip TLS verification: an explicit opt-in that logs a warning on every run. */
   readonly insecure: boolean;
+  /** Connections the provider process keeps open to the endpoint: its concurrent requests. */
+  readonly maxConnections: number;
 }
+
+/**
+ * Default of `maxConnections`. A node answers three requests at once (pvedaemon's workers), so
+ * more connections only queue there; fewer made `bench:scale`'s 100 VMs queue their clone
+ * requests behind other VMs' task polls in the client (4 connections: see docs/design.md,
+ * "Bounded requests per endpoint").
+ */
+export const DEFAULT_MAX_CONNECTIONS = 8;
 
 /** Keys of the string object accepted by {@link parseConnectionConfig}. */
 export interface ConnectionConfigInput {
@@ -30,6 +40,8 @@ export interface ConnectionConfigInput {
   readonly insecure?: string | undefined;
   /** PEM text, or the path of a PEM file. */
   readonly caCert?: string | undefined;
+  /** A whole number from 1 to 64. */
+  readonly maxConnections?: string | undefined;
 }
 
 export interface ConfigSources {
@@ -52,6 +64,12 @@ const inputSchema = z.object({
     .min(1, "is empty"),
   insecure: z.enum(["true", "false", "1", "0", ""], { error: "must be true or false" }).optional(),
   caCert: z.string().trim().optional(),
+  maxConnections: z.coerce
+    .number({ error: "must be a whole number from 1 to 64" })
+    .int("must be a whole number from 1 to 64")
+    .min(1, "must be a whole number from 1 to 64")
+    .max(64, "must be a whole number from 1 to 64")
+    .default(DEFAULT_MAX_CONNECTIONS),
 });
 
 function configError(message: string): PermanentError {
@@ -88,7 +106,7 @@ function readPem(value: string, readFile: (path: string) => string): string {
 /**
  * Parses connection settings. Precedence: the explicit `input` value, then the environment
  * (`PROXMOX_VE_ENDPOINT`, `PROXMOX_VE_API_TOKEN`, `PROXMOX_VE_API_TOKEN_FILE`,
- * `PROXMOX_VE_INSECURE`, `PROXMOX_VE_CA_CERT`). Throws a `CONFIG` {@link PermanentError} that
+ * `PROXMOX_VE_INSECURE`, `PROXMOX_VE_CA_CERT`, `PROXMOX_VE_MAX_CONNECTIONS`). Throws a `CONFIG` {@link PermanentError} that
  * names the setting and never contains the token.
  */
 export function parseConnectionConfig(
@@ -116,6 +134,7 @@ export function parseConnectionConfig(
     apiToken,
     insecure: pick(input.insecure, "PROXMOX_VE_INSECURE")?.trim().toLowerCase(),
     caCert: pick(input.caCert, "PROXMOX_VE_CA_CERT"),
+    maxConnections: pick(input.maxConnections, "PROXMOX_VE_MAX_CONNECTIONS")?.trim() || undefined,
   });
   if (!parsed.success) {
     // Name the field and zod's complaint; never the received value (it may be the token).
@@ -132,5 +151,6 @@ export function parseConnectionConfig(
     ...parseToken(parsed.data.apiToken),
     caCert: caCert ? readPem(caCert, readFile) : undefined,
     insecure: insecure === "true" || insecure === "1",
+    maxConnections: parsed.data.maxConnections,
   };
 }

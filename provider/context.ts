@@ -4,6 +4,7 @@
  * configuration, undici or Pulumi themselves.
  */
 import type { ClusterVm, ProxmoxApi, Upid } from "./api/proxmox-api";
+import type { CloneRegistry } from "./clone-registry";
 
 export interface TaskWaitOptions {
   /** Longest the task may run before the wait gives up with TIMEOUT. */
@@ -17,13 +18,23 @@ export interface TaskOutcome {
   readonly warnings: readonly string[];
 }
 
+/** How old a listing may be: a couple of seconds by default. */
+export interface ListingAge {
+  /** A new listing, sent after this call began. */
+  readonly fresh?: boolean | undefined;
+  /** The last listing however old: for callers that check what they find there live. */
+  readonly anyAge?: boolean | undefined;
+}
+
 export interface OperationContext {
   readonly api: ProxmoxApi;
   /** `/cluster/resources` shared by every resource of this process (single flight + freshness). */
-  listVms(options?: { fresh?: boolean }): Promise<readonly ClusterVm[]>;
+  listVms(options?: ListingAge): Promise<readonly ClusterVm[]>;
   /** Waits for a task with adaptive polling; rejects with TASK_FAILED, TIMEOUT or ABORTED. */
   waitForTask(node: string, upid: Upid, options: TaskWaitOptions): Promise<TaskOutcome>;
-  /** FIFO lock per key for this process; keys: "vmid" and "vm:<vmid>". */
+  /** The clones this process started, by VMID and identity: VMID claims and own-clone checks. */
+  readonly clones: CloneRegistry;
+  /** FIFO lock per key for this process; key: "vm:<vmid>". */
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** One line the user sees in the engine's output; says which step a VM is on. */
   progress(message: string): void;

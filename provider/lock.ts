@@ -1,8 +1,8 @@
 import { PermanentError } from "./errors.js";
 
 /**
- * In-process mutual exclusion by key (docs/design.md, "In-process locks by key"): `"vmid"` for
- * VMID allocation and `"vm:<vmid>"` for work on one VM. FIFO per key, each wait abortable, and a key's map
+ * In-process mutual exclusion by key (docs/design.md, "In-process locks by key"): `"vm:<vmid>"`
+ * for work on one VM. FIFO per key, each wait abortable, and a key's map
  * entry is deleted when its queue empties, so a long deployment does not leak one entry per VM.
  * It covers one provider process only; other processes are covered by PVE's own locks.
  */

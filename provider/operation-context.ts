@@ -4,8 +4,11 @@
  * the provider runtime and the CLI's sweep, so both wait for tasks and report the same way.
  */
 import type { ClusterVm, ProxmoxApi } from "./api/proxmox-api";
+import { typeOfUpid } from "./api/classify";
+import { TaskDurations } from "./api/task-durations";
 import { waitForTask } from "./api/tasks";
-import type { OperationContext } from "./context";
+import { CloneRegistry } from "./clone-registry";
+import type { ListingAge, OperationContext } from "./context";
 import { KeyedLock } from "./lock";
 import { systemClock } from "./retry";
 
@@ -19,16 +22,20 @@ const TASK_PROGRESS_EVERY_MS = 15_000;
 
 export function operationContext(
   api: ProxmoxApi,
-  listVms: (options?: { fresh?: boolean }) => Promise<readonly ClusterVm[]>,
+  listVms: (options?: ListingAge) => Promise<readonly ClusterVm[]>,
   log: ContextLog,
 ): OperationContext {
   const lock = new KeyedLock();
+  const durations = new TaskDurations();
   return {
     api,
     listVms,
     waitForTask: async (node, upid, options) => {
+      const type = typeOfUpid(upid) ?? "";
+      const started = systemClock.now();
       const result = await waitForTask(api, node, upid, {
         budgetMs: options.budgetMs,
+        quietMs: durations.quietMs(type),
         // Seen done within ~10 % of its duration, for ~30 polls on a 2 s task.
         initialIntervalMs: 100,
         ratio: 0.1,
@@ -37,8 +44,10 @@ export function operationContext(
           log.progress(`${options.step} (${Math.round(elapsedMs / 1000)} s)`),
         ),
       });
+      durations.record(type, systemClock.now() - started);
       return { warnings: result.warnings };
     },
+    clones: new CloneRegistry(),
     withLock: (key, fn) => lock.withLock(key, fn),
     progress: (message) => log.progress(message),
     warn: (message) => log.warn(message),

@@ -11,7 +11,7 @@ import { HttpProxmoxApi } from "./api/http-api";
 import { retryingApi } from "./api/retrying-api";
 import { tracedApi } from "./api/traced-api";
 import { parseConnectionConfig } from "./config";
-import type { OperationContext } from "./context";
+import type { ListingAge, OperationContext } from "./context";
 import { engineSignal } from "./engine-watch";
 import { operationContext } from "./operation-context";
 import { checkVm } from "./operations/check";
@@ -55,6 +55,7 @@ export function buildContext(config: ConfigReader): OperationContext {
     apiTokenFile: config.get("proxmox:apiTokenFile"),
     caCert: config.get("proxmox:caCert"),
     insecure: config.get("proxmox:insecure"),
+    maxConnections: config.get("proxmox:maxConnections"),
   });
   const debug = process.env["PULUMI_PROXMOX_DEBUG"] === "1";
   const http = new HttpProxmoxApi({
@@ -67,8 +68,9 @@ export function buildContext(config: ConfigReader): OperationContext {
   const progress = (message: string) => console.log(`pulumi-proxmox: ${message}`);
   // Retried below the coalescer, so callers sharing one listing also share its retries.
   const api = coalescedApi(retryingApi(traced, { progress }), coalescer);
-  const listVms = async (options?: { fresh?: boolean }) => {
+  const listVms = async (options?: ListingAge) => {
     if (options?.fresh) coalescer.invalidate();
+    if (options?.anyAge) return coalescer.get(() => api.clusterVms(), { anyAge: true });
     return api.clusterVms();
   };
   // The engine shows the dynamic provider's stdout as info lines: the user's progress view.

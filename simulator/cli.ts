@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { startSimulator } from "./index.js";
 import type { PveVersion } from "./model/versions.js";
-import type { TaskType } from "./options.js";
+import { REALISTIC_TASK_MS } from "./options.js";
 
 const USAGE = `pve-sim: a Proxmox VE API simulator (loopback only)
 
@@ -16,23 +16,11 @@ const USAGE = `pve-sim: a Proxmox VE API simulator (loopback only)
   --guest-boot-ms <n>   delay until the guest agent answers (default 3000)
   --auth-delay-ms <n>   delay of 401 answers (default 3000, as PVE)
   --pve-version <v>     answer as PVE 7.4, 8.4 or 9.1 (default $PVE_SIM_VERSION, else 8.4)
+  --api-workers <n>     requests each node serves at once; more queue (default 3, as PVE)
+  --request-latency-ms <n>  time each request holds its node's worker (default 0)
+  --task-jitter <f>     task and boot durations drawn from d × (1 ± f) (default 0.3)
 
 Prints one JSON line when ready: {"url","caFile","apiToken","rootPassword","adminUrl"}.`;
-
-/** Durations that feel like a small real host, used unless --task-ms overrides them all. */
-const REALISTIC: Partial<Record<TaskType, number>> = {
-  qmclone: 3000,
-  qmstart: 1500,
-  qmstop: 1000,
-  qmshutdown: 2000,
-  qmreboot: 2000,
-  qmdestroy: 1000,
-  qmconfig: 300,
-  qmigrate: 3000,
-  resize: 500,
-  imgcopy: 500,
-  imgdel: 300,
-};
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -47,6 +35,9 @@ async function main(): Promise<void> {
       "guest-boot-ms": { type: "string" },
       "auth-delay-ms": { type: "string" },
       "pve-version": { type: "string" },
+      "api-workers": { type: "string" },
+      "request-latency-ms": { type: "string" },
+      "task-jitter": { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -68,8 +59,11 @@ async function main(): Promise<void> {
     ...(values["pve-version"] === undefined
       ? {}
       : { pveVersion: values["pve-version"] as PveVersion }),
+    apiWorkers: Number(values["api-workers"] ?? 3),
+    requestLatencyMs: Number(values["request-latency-ms"] ?? 0),
+    taskJitter: Number(values["task-jitter"] ?? 0.3),
     ...(taskMs === undefined
-      ? { taskDurationsMs: REALISTIC, defaultTaskMs: 1000 }
+      ? { taskDurationsMs: REALISTIC_TASK_MS, defaultTaskMs: 1000 }
       : { defaultTaskMs: taskMs }),
   });
   const stop = (): void => {

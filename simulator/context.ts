@@ -2,6 +2,7 @@ import type { TicketAuthority } from "./auth/tickets.js";
 import type { TokenStore } from "./auth/tokens.js";
 import type { IpPools } from "./guest/ip-pools.js";
 import type { Cluster } from "./model/cluster.js";
+import type { NodeWorkers } from "./http/api-workers.js";
 import type { FlockTable } from "./model/flock.js";
 import type { TaskRunner } from "./model/tasks.js";
 import type { ResolvedOptions } from "./options.js";
@@ -26,6 +27,8 @@ export interface SimContext {
   readonly flocks: FlockTable;
   readonly pools: IpPools;
   readonly requestFaults: RequestFault[];
+  /** Each node's API workers: a routed request runs its handler on one of them. */
+  readonly workers: NodeWorkers;
   readonly options: ResolvedOptions;
   /** SHA-256 fingerprint of the server certificate, as /nodes reports it. */
   readonly sslFingerprint: string;

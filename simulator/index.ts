@@ -7,6 +7,7 @@ import { TicketAuthority } from "./auth/tickets.js";
 import { TokenStore } from "./auth/tokens.js";
 import type { RequestFault, SimContext } from "./context.js";
 import { Faults } from "./faults.js";
+import { jittered, NodeWorkers } from "./http/api-workers.js";
 import { bootGuest } from "./guest/boot.js";
 import { IpPools } from "./guest/ip-pools.js";
 import { Cluster } from "./model/cluster.js";
@@ -29,6 +30,7 @@ export type {
 } from "./options.js";
 export { PVE_VERSIONS, VERSION_PROFILES } from "./model/versions.js";
 export type { PveVersion, VersionProfile } from "./model/versions.js";
+export { REALISTIC_TASK_MS } from "./options.js";
 export type { RequestLogEntry } from "./server.js";
 export type { RequestMatch } from "./faults.js";
 export { Faults } from "./faults.js";
@@ -114,7 +116,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (opts.stateFile !== undefined && saveTimer === undefined) saveTimer = setTimeout(save, 50);
   };
   const tasks = new TaskRunner({
-    durationMs: (type) => opts.taskDurationsMs[type] ?? opts.defaultTaskMs,
+    durationMs: (type) =>
+      jittered(opts.taskDurationsMs[type] ?? opts.defaultTaskMs, opts.taskJitter),
     onChange: changed,
   });
   const requestFaults: RequestFault[] = [];
@@ -126,11 +129,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     flocks: new FlockTable(),
     pools,
     requestFaults,
+    workers: new NodeWorkers(opts.apiWorkers),
     options: opts,
     sslFingerprint: tls?.fingerprint ?? "",
     changed,
     bootGuest: (vmid) => {
-      void tasks.sleep(opts.guestBootMs).then(() => {
+      void tasks.sleep(jittered(opts.guestBootMs, opts.taskJitter)).then(() => {
         const vm = cluster.vms.get(vmid);
         if (vm === undefined || vm.status !== "running") return;
         const { agentInstalled } = bootGuest(sim, vm);

@@ -26,6 +26,24 @@ export type TaskType =
   | "qmcreate"
   | "qmtemplate";
 
+/**
+ * Task durations that feel like a small real host: what `pve-sim` uses unless `--task-ms`
+ * overrides them all, and what the scale benchmark draws its jittered durations around.
+ */
+export const REALISTIC_TASK_MS: Readonly<Partial<Record<TaskType, number>>> = {
+  qmclone: 3000,
+  qmstart: 1500,
+  qmstop: 1000,
+  qmshutdown: 2000,
+  qmreboot: 2000,
+  qmdestroy: 1000,
+  qmconfig: 300,
+  qmigrate: 3000,
+  resize: 500,
+  imgcopy: 500,
+  imgdel: 300,
+};
+
 export interface SimulatorOptions {
   /** Listen address; default `127.0.0.1`. Anything but loopback needs `allowNonLoopback`. */
   readonly host?: string;
@@ -83,6 +101,18 @@ export interface SimulatorOptions {
    * tests, so a URL that would reach the network fails the download task instead.
    */
   readonly allowRemoteDownloads?: boolean;
+  /**
+   * API requests each node serves at once, like pvedaemon's and pveproxy's 3 workers; the rest
+   * queue. Default 3.
+   */
+  readonly apiWorkers?: number;
+  /** Time each API request holds its node's worker before its handler runs. Default 0. */
+  readonly requestLatencyMs?: number;
+  /**
+   * Task durations and the guest boot are drawn from `duration × (1 ± taskJitter)`. Default 0
+   * (exact durations, for tests); the CLI uses 0.3.
+   */
+  readonly taskJitter?: number;
 }
 
 /** What a guest's agent lists besides `lo` and its NICs (each NIC always has an fe80:: address). */
@@ -134,6 +164,9 @@ export interface ResolvedOptions {
   readonly maxRetainedFileBytes: number;
   readonly allowRemoteDownloads: boolean;
   readonly guest: Required<GuestOptions>;
+  readonly apiWorkers: number;
+  readonly requestLatencyMs: number;
+  readonly taskJitter: number;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -174,5 +207,8 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
       agent: options.guest?.agent ?? "preinstalled",
       agentDelayMs: options.guest?.agentDelayMs ?? 0,
     },
+    apiWorkers: options.apiWorkers ?? 3,
+    requestLatencyMs: options.requestLatencyMs ?? 0,
+    taskJitter: options.taskJitter ?? 0,
   };
 }

@@ -172,7 +172,12 @@ async function handle(
   }
 
   const params = validateParams(raw, route.params, route.dynamicParam);
-  const result = await route.handler({ sim, tokenId: auth.tokenId, params, req });
+  // A node-less path (`/cluster/…`, `/access/…`) is served by the node the client talks to.
+  const servedBy = node ?? sim.options.nodes[0]?.name ?? "";
+  const result = await sim.workers.of(servedBy).run(async () => {
+    if (sim.options.requestLatencyMs > 0) await sleep(sim.options.requestLatencyMs);
+    return route.handler({ sim, tokenId: auth.tokenId, params, req });
+  });
   if (fault?.kind === "lose-answer") {
     req.socket.destroy();
     return 0;

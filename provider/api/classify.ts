@@ -356,7 +356,7 @@ export function classifyTaskFailure(
     taskLogTail: logTail,
     taskErrorCode: family?.code,
   };
-  const type = upid.split(":")[5] ?? "task";
+  const type = typeOfUpid(upid) ?? "task";
   const where =
     context.vmid === undefined ? `on node ${node}` : `for VM ${context.vmid} on node ${node}`;
   const tail = logTail.length > 0 ? `\nLast lines of the task log:\n  ${logTail.join("\n  ")}` : "";
@@ -369,6 +369,11 @@ export function classifyTaskFailure(
 }
 
 /** The guest id field of a UPID, when it is a plain VMID (not empty, not `vmid@storage`). */
+/** The worker type of a UPID (`UPID:node:pid:pstart:starttime:type:id:user:`), e.g. `qmclone`. */
+export function typeOfUpid(upid: string): string | undefined {
+  return upid.split(":")[5];
+}
+
 export function vmidOfUpid(upid: string): number | undefined {
   const id = upid.split(":")[6];
   return id !== undefined && /^\d+$/.test(id) ? Number(id) : undefined;

@@ -32,11 +32,15 @@ export class ListingCoalescer {
     this.#now = options.now ?? Date.now;
   }
 
-  /** The listing, from cache, from a request in flight, or from `fetch`. */
-  async get(fetch: () => Promise<Listing>): Promise<Listing> {
+  /**
+   * The listing, from cache, from a request in flight, or from `fetch`. `anyAge` takes a cached
+   * listing however old it is (a caller that checks what it finds there live).
+   */
+  async get(fetch: () => Promise<Listing>, options: { anyAge?: boolean } = {}): Promise<Listing> {
     for (let attempt = 0; ; attempt++) {
       const cached = this.#cached;
-      if (cached?.generation === this.#generation && this.#now() - cached.at < this.#freshnessMs) {
+      const fresh = cached !== undefined && this.#now() - cached.at < this.#freshnessMs;
+      if (cached?.generation === this.#generation && (fresh || options.anyAge === true)) {
         return cached.value;
       }
       const joined = this.#flight?.generation === this.#generation;

@@ -20,8 +20,8 @@ export interface DispatcherSettings {
   readonly origin: string;
   readonly caCert?: string | undefined;
   readonly insecure: boolean;
-  /** Concurrent connections per endpoint; pveproxy runs 3 workers by default. */
-  readonly connections?: number | undefined;
+  /** Concurrent connections per endpoint (the config's `maxConnections`). */
+  readonly connections: number;
 }
 
 export interface RegistryLogger {
@@ -62,7 +62,7 @@ export function sharedDispatcher(settings: DispatcherSettings, log?: RegistryLog
     );
   }
   const pool = new Pool(settings.origin, {
-    connections: settings.connections ?? 4,
+    connections: settings.connections,
     keepAliveTimeout: 4_000,
     connect: {
       rejectUnauthorized: !settings.insecure,

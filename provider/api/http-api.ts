@@ -93,6 +93,7 @@ export class HttpProxmoxApi implements ProxmoxApi {
           origin: options.connection.origin,
           caCert: options.connection.caCert,
           insecure: options.connection.insecure,
+          connections: options.connection.maxConnections,
         },
         options.logger,
       );

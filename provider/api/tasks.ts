@@ -1,4 +1,5 @@
 import { isTransient, TransientError } from "../errors.js";
+import { pollUntil } from "../poll.js";
 import { abortedError, systemClock, type Clock } from "../retry.js";
 import { classifyTaskFailure, vmidOfUpid } from "./classify.js";
 import type { ProxmoxApi, TaskStatus, Upid } from "./proxmox-api.js";
@@ -23,6 +24,8 @@ export interface TaskWaitOptions {
   readonly initialIntervalMs?: number | undefined;
   /** Upper bound of the interval. */
   readonly maxIntervalMs?: number | undefined;
+  /** No poll before this much time has passed (no task of the type has ended sooner). */
+  readonly quietMs?: number | undefined;
   /** Interval as a share of the elapsed time: the worst-case overshoot ratio. */
   readonly ratio?: number | undefined;
   /** Lines of the log kept on a failure. */
@@ -74,43 +77,39 @@ export async function waitForTask(
   upid: Upid,
   options: TaskWaitOptions,
 ): Promise<TaskResult> {
-  const clock = options.clock ?? systemClock;
-  const start = clock.now();
-  let interval = options.initialIntervalMs ?? DEFAULTS.initialIntervalMs;
   let polls = 0;
   let lastError: unknown;
-  for (;;) {
-    if (options.signal?.aborted) throw abortedError(`Waiting for task ${upid}`, options.signal);
-    let status: TaskStatus | undefined;
-    try {
-      polls++;
-      status = await api.taskStatus(node, upid);
-    } catch (error) {
-      if (!isTransient(error)) throw error;
-      lastError = error;
-    }
-    const elapsed = clock.now() - start;
-    if (status !== undefined) {
+  const stopped = await pollUntil<TaskStatus>({
+    clock: options.clock ?? systemClock,
+    signal: options.signal,
+    budgetMs: options.budgetMs,
+    quietMs: options.quietMs,
+    firstIntervalMs: options.initialIntervalMs ?? DEFAULTS.initialIntervalMs,
+    nextIntervalMs: (previous, elapsed) => nextPollInterval(previous, elapsed, options),
+    attempt: async (elapsed) => {
+      let status: TaskStatus;
+      try {
+        polls++;
+        status = await api.taskStatus(node, upid);
+      } catch (error) {
+        if (!isTransient(error)) throw error;
+        lastError = error;
+        return undefined;
+      }
       options.onProgress?.(status, elapsed);
-      if (status.status === "stopped") return finish(api, node, upid, status, polls, options);
-    }
-    if (elapsed >= options.budgetMs) {
-      throw new TransientError(
+      return status.status === "stopped" ? status : undefined;
+    },
+    timedOut: (elapsed) =>
+      new TransientError(
         "TIMEOUT",
         `PVE task ${upid} on node ${node} was still running after ${Math.round(elapsed / 1000)} s. ` +
           `It may still finish; watch it in the PVE UI (node ${node}, Tasks) before retrying.`,
         { node, upid, vmid: vmidOfUpid(upid) },
         lastError === undefined ? undefined : { cause: lastError },
-      );
-    }
-    interval = nextPollInterval(interval, elapsed, options);
-    const wait = Math.min(interval, options.budgetMs - elapsed);
-    try {
-      await clock.sleep(wait, options.signal);
-    } catch {
-      throw abortedError(`Waiting for task ${upid}`, options.signal);
-    }
-  }
+      ),
+    aborted: () => abortedError(`Waiting for task ${upid}`, options.signal),
+  });
+  return finish(api, node, upid, stopped, polls, options);
 }
 
 async function finish(

@@ -54,19 +54,18 @@ export async function cloneNew(
   request: CloneNewRequest,
 ): Promise<{ node: string; vmid: number }> {
   const identity = readMark(request.description)?.id;
+  const claimant = identity ?? request.vmName;
   const takenByOthers = new Set<number>();
   for (;;) {
-    const outcome = await ctx.withLock("vmid", () =>
-      dispatchClone(ctx, request, identity, takenByOthers),
-    );
+    const outcome = await dispatchClone(ctx, request, identity, claimant, takenByOthers);
+    // From here on the VM at this VMID is this resource's: no create of this process waits on
+    // it, and a create of this resource after a failed wait below finds it by VMID.
+    ctx.clones.started(outcome.vmid, outcome.kind === "adopted" ? outcome.node : request.node);
     if (outcome.kind === "adopted") {
       ctx.progress(`VM ${outcome.vmid} on ${outcome.node}: found this resource's clone`);
       return { node: outcome.node, vmid: outcome.vmid };
     }
     const { vmid, upid } = outcome;
-    // The listing taken before the dispatch lacks this VM; should the wait below fail, the next
-    // create in this process must find the VM by its mark instead of cloning a second one.
-    ctx.api.invalidateClusterVms?.();
     const started = ctx.now();
     try {
       await ctx.waitForTask(request.template.node, upid, {
@@ -82,6 +81,7 @@ export async function cloneNew(
         `VM ${vmid} on ${request.node}: another clone holds VMID ${vmid} (${error.code}); ` +
           "nothing of this resource is there, trying the next VMID",
       );
+      ctx.clones.release(vmid);
       takenByOthers.add(vmid);
       continue;
     }
@@ -99,17 +99,34 @@ function lostTheTarget(error: unknown): error is ProxmoxError {
   return family === "LOCK_TIMEOUT" || family === "ALREADY_EXISTS";
 }
 
+/**
+ * Claims the first VMID of the probe order that the shared listing and this process's clones
+ * leave free, and sends the clone there; probes on when PVE refuses it. No lock is held across
+ * the listing and the POST: claims keep this process's creates apart, and PVE refuses a clone
+ * to a VMID that exists or whose file lock another clone holds, which keeps other processes
+ * apart — a listing that lags behind only costs a refused POST.
+ */
 async function dispatchClone(
   ctx: OperationContext,
   request: CloneNewRequest,
   identity: string | undefined,
-  takenByOthers: ReadonlySet<number>,
+  claimant: string,
+  takenByOthers: Set<number>,
 ): Promise<Dispatched> {
-  const taken = new Set((await ctx.listVms({ fresh: true })).map((vm: ClusterVm) => vm.vmid));
+  const taken = new Set((await ctx.listVms()).map((vm: ClusterVm) => vm.vmid));
   for (const vmid of request.probe) {
     if (taken.has(vmid) || takenByOthers.has(vmid)) continue;
-    const outcome = await dispatchAt(ctx, request, vmid, identity);
+    if (!ctx.clones.claim(vmid, claimant)) continue;
+    let outcome: Dispatched | "taken";
+    try {
+      outcome = await dispatchAt(ctx, request, vmid, identity);
+    } catch (error) {
+      ctx.clones.release(vmid);
+      throw error;
+    }
     if (outcome !== "taken") return outcome;
+    ctx.clones.release(vmid);
+    takenByOthers.add(vmid);
   }
   if (request.probe.length === 1) {
     throw new PermanentError(

@@ -6,6 +6,7 @@
  */
 import type { VmConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
+import { growing, pollUntil } from "../poll";
 import { PermanentError, TransientError, hasCode, isProxmoxError } from "../errors";
 import { describe, markFor, readMark } from "../identity";
 import { configChanges as specChanges, needsReboot as takesReboot } from "../spec/apply";
@@ -225,41 +226,37 @@ async function waitForAddress(
   budgetMs: number,
 ): Promise<void> {
   const started = ctx.now();
-  let lastProgress = 0;
-  let interval = AGENT_POLL_FIRST_MS;
-  for (;;) {
-    try {
-      const interfaces = await ctx.api.agentInterfaces(vm.node, vm.vmid);
-      const found = ownAddresses(interfaces, mac).v4[0];
-      if (found !== undefined) {
-        const waited = Math.round((ctx.now() - started) / 1000);
-        ctx.progress(`VM ${vm.vmid} on ${vm.node}: guest agent reports ${found} after ${waited} s`);
-        return;
+  const found = await pollUntil({
+    clock: ctx,
+    budgetMs,
+    firstIntervalMs: AGENT_POLL_FIRST_MS,
+    nextIntervalMs: growing(AGENT_POLL_MAX_MS),
+    attempt: async () => {
+      try {
+        return ownAddresses(await ctx.api.agentInterfaces(vm.node, vm.vmid), mac).v4[0];
+      } catch (error) {
+        // Before boot the agent is not running: that is the wait, not a failure.
+        if (!hasCode(error, "UNAVAILABLE") && !hasCode(error, "SERVER")) throw error;
+        return undefined;
       }
-    } catch (error) {
-      // Before boot the agent is not running: that is the wait, not a failure.
-      if (!hasCode(error, "UNAVAILABLE") && !hasCode(error, "SERVER")) throw error;
-    }
-    const waited = ctx.now() - started;
-    if (waited >= budgetMs) {
-      throw new TransientError(
+    },
+    timedOut: () =>
+      new TransientError(
         "TIMEOUT",
         `VM ${vm.vmid} on node ${vm.node}: the guest agent reported no IPv4 address on the ` +
           `VM's NIC (${mac ?? "no net0 MAC"}) within ` +
           `${Math.round(budgetMs / 1000)} s. Check that the template boots with cloud-init and that ` +
           "qemu-guest-agent starts, or set waitForIp: false.",
         vm,
-      );
-    }
-    if (waited - lastProgress >= 10_000 || lastProgress === 0) {
-      lastProgress = waited || 1;
+      ),
+    progressEveryMs: 10_000,
+    progress: (waited) =>
       ctx.progress(
         `VM ${vm.vmid} on ${vm.node}: waiting for the guest agent (${Math.round(waited / 1000)} s)`,
-      );
-    }
-    await ctx.sleep(interval);
-    interval = Math.min(AGENT_POLL_MAX_MS, interval * 1.5);
-  }
+      ),
+  });
+  const waited = Math.round((ctx.now() - started) / 1000);
+  ctx.progress(`VM ${vm.vmid} on ${vm.node}: guest agent reports ${found} after ${waited} s`);
 }
 
 /**

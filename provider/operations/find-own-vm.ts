@@ -5,7 +5,9 @@
  * - A *nameless* entry inside our probe window is inspected too: PVE writes the name only when
  *   a clone ends, so that is what our own interrupted clone looks like. Its
  *   lock is waited out within the clone budget, then its mark decides.
- * - An entry with someone else's name is never read, never waited on.
+ * - An entry with someone else's name is never read, never waited on; nor is a clone another
+ *   resource of this provider process started (the process knows it is not ours).
+ * - A clone this process started for this resource is inspected whether listed yet or not.
  *
  * The whole window is inspected, not just the VMIDs before the first free one, so a crash
  * mid-clone cannot yield a second VM because an earlier VMID was freed meanwhile
@@ -15,6 +17,8 @@ import type { ClusterVm, VmConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { TransientError, hasCode } from "../errors";
 import { readMark, type Mark } from "../identity";
+import { pollUntil } from "../poll";
+import type { VmLocation } from "./converge";
 
 export interface OwnVm {
   readonly node: string;
@@ -37,13 +41,18 @@ export async function findOwnVm(
   request: FindOwnVmRequest,
 ): Promise<OwnVm | undefined> {
   const window = new Set(request.probe);
-  // The shared listing (at most a couple of seconds old) is enough: the VM we look for was
-  // cloned by an earlier run, and the set of VMs, their names and locks never lag in it.
+  // The shared listing (at most a couple of seconds old) is enough for a VM cloned by an
+  // earlier run: the set of VMs, their names and locks never lag in it. A clone this process
+  // started is known without it, listed yet or not.
   const listed = await ctx.listVms();
-  const candidates = listed
-    .filter((vm) => vm.type === "qemu")
-    .filter((vm) => vm.name === request.vmName || (isNameless(vm) && window.has(vm.vmid)))
-    .sort((a, b) => Number(b.name === request.vmName) - Number(a.name === request.vmName));
+  const startedHere = ctx.clones.startedClones(request.identity);
+  const candidates: VmLocation[] = [
+    ...startedHere,
+    ...listed
+      .filter((vm) => vm.type === "qemu" && !startedHere.some((own) => own.vmid === vm.vmid))
+      .filter((vm) => vm.name === request.vmName || mayBeOurInterruptedClone(vm, window, ctx))
+      .sort((a, b) => Number(b.name === request.vmName) - Number(a.name === request.vmName)),
+  ];
 
   for (const vm of candidates) {
     const config = await settledConfig(ctx, vm, request.cloneBudgetMs);
@@ -54,6 +63,18 @@ export async function findOwnVm(
     }
   }
   return undefined;
+}
+
+/**
+ * A nameless VM in the probe window that may be this resource's interrupted clone: any but
+ * the clones another resource of this process started, which are provably not ours.
+ */
+function mayBeOurInterruptedClone(
+  vm: ClusterVm,
+  window: ReadonlySet<number>,
+  ctx: OperationContext,
+): boolean {
+  return isNameless(vm) && window.has(vm.vmid) && ctx.clones.startedFor(vm.vmid) === undefined;
 }
 
 /**
@@ -68,38 +89,37 @@ function isNameless(vm: ClusterVm): boolean {
 /** The config once no clone holds it; undefined when the VM vanished (a failed clone). */
 async function settledConfig(
   ctx: OperationContext,
-  vm: ClusterVm,
+  vm: VmLocation,
   budgetMs: number,
 ): Promise<VmConfig | undefined> {
-  const started = ctx.now();
-  const deadline = started + budgetMs;
-  let reported: number | undefined;
-  for (;;) {
-    let config: VmConfig;
-    try {
-      config = await ctx.api.vmConfig(vm.node, vm.vmid);
-    } catch (error) {
-      if (hasCode(error, "NOT_FOUND")) return undefined;
-      throw error;
-    }
-    if (config.lock !== "clone") return config;
-    if (ctx.now() >= deadline) {
-      throw new TransientError(
+  const settled = await pollUntil<{ config: VmConfig | undefined }>({
+    clock: ctx,
+    budgetMs,
+    firstIntervalMs: LOCK_POLL_MS,
+    nextIntervalMs: () => LOCK_POLL_MS,
+    attempt: async () => {
+      try {
+        const config = await ctx.api.vmConfig(vm.node, vm.vmid);
+        return config.lock === "clone" ? undefined : { config };
+      } catch (error) {
+        if (hasCode(error, "NOT_FOUND")) return { config: undefined };
+        throw error;
+      }
+    },
+    timedOut: () =>
+      new TransientError(
         "LOCKED",
         `VM ${vm.vmid} on node ${vm.node} is still being cloned after ${Math.round(budgetMs / 1000)} s; ` +
           "it may be this resource's own interrupted clone. Run the update again once the clone task ends.",
         { node: vm.node, vmid: vm.vmid, lock: "clone" },
-      );
-    }
+      ),
     // A line per poll would flood the output: one at the start, then one every 10 s.
-    const waited = ctx.now() - started;
-    if (reported === undefined || waited - reported >= PROGRESS_EVERY_MS) {
-      reported = waited;
+    progressEveryMs: PROGRESS_EVERY_MS,
+    progress: (waited) =>
       ctx.progress(
         `VM ${vm.vmid} on ${vm.node}: waiting for a clone in progress to finish ` +
           `(${Math.round(waited / 1000)} s)`,
-      );
-    }
-    await ctx.sleep(LOCK_POLL_MS);
-  }
+      ),
+  });
+  return settled.config;
 }

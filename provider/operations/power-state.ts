@@ -4,9 +4,11 @@
  * on it in its next round (about 10 s later). Whoever needs the VM really started or stopped
  * polls its status after such a task.
  */
+import { typeOfUpid } from "../api/classify";
 import type { Upid } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { TransientError } from "../errors";
+import { growing, pollUntil } from "../poll";
 
 /** The poll starts at 500 ms and grows ×1.5 to 5 s: the CRM acts in rounds of about 10 s. */
 const POLL_FIRST_MS = 500;
@@ -15,7 +17,7 @@ const PROGRESS_EVERY_MS = 10_000;
 
 /** Whether the UPID (`UPID:node:pid:pstart:starttime:type:id:user:`) is an HA request. */
 export function isHaRequest(upid: Upid): boolean {
-  const type = upid.split(":")[5];
+  const type = typeOfUpid(upid);
   return type === "hastart" || type === "hastop";
 }
 
@@ -29,31 +31,30 @@ export async function waitForPowerState(
   want: "running" | "stopped",
   budgetMs: number,
 ): Promise<void> {
-  const started = ctx.now();
-  let interval = POLL_FIRST_MS;
-  let lastProgress = -PROGRESS_EVERY_MS;
-  for (;;) {
-    const status = await ctx.api.vmStatus(vm.node, vm.vmid);
-    if (status.status === want) return;
-    const waited = ctx.now() - started;
-    if (waited >= budgetMs) {
-      throw new TransientError(
+  let last = "unknown";
+  await pollUntil({
+    clock: ctx,
+    budgetMs,
+    firstIntervalMs: POLL_FIRST_MS,
+    nextIntervalMs: growing(POLL_MAX_MS),
+    attempt: async () => {
+      last = (await ctx.api.vmStatus(vm.node, vm.vmid)).status;
+      return last === want ? true : undefined;
+    },
+    timedOut: (waited) =>
+      new TransientError(
         "TIMEOUT",
-        `VM ${vm.vmid} on node ${vm.node} is under HA and was still ${status.status} ` +
+        `VM ${vm.vmid} on node ${vm.node} is under HA and was still ${last} ` +
           `${Math.round(waited / 1000)} s after HA was asked for ${want}. Check the HA resource ` +
           `vm:${vm.vmid} (Datacenter > HA, or \`ha-manager status\`): it may be in the error ` +
           "state or its node may be fenced. Run the command again once HA shows it " +
           `${want === "running" ? "started" : "stopped"}.`,
         vm,
-      );
-    }
-    if (waited - lastProgress >= PROGRESS_EVERY_MS) {
-      lastProgress = waited;
+      ),
+    progressEveryMs: PROGRESS_EVERY_MS,
+    progress: (waited) =>
       ctx.progress(
         `VM ${vm.vmid} on ${vm.node}: waiting for HA to report it ${want} (${Math.round(waited / 1000)} s)`,
-      );
-    }
-    await ctx.sleep(Math.min(interval, Math.max(1, budgetMs - waited)));
-    interval = Math.min(POLL_MAX_MS, interval * 1.5);
-  }
+      ),
+  });
 }

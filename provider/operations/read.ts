@@ -5,11 +5,11 @@
  * process; then the VM's own config and status are read live (the listing's status lags). A VM
  * that is gone — or whose VMID now holds someone else's VM — reads as gone, and Pulumi drops it.
  */
-import type { ClusterVm } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { TransientError, hasCode } from "../errors";
 import { readMark } from "../identity";
 import type { VmState } from "../state/vm-state";
+import { locate } from "./locate";
 import { observe } from "./observe";
 import { namingFromState, type ResolvedInputs } from "./resolved-inputs";
 
@@ -46,16 +46,4 @@ export async function readVm(ctx: OperationContext, state: VmState): Promise<VmS
     }
   }
   return undefined;
-}
-
-async function locate(
-  ctx: OperationContext,
-  vmid: number,
-  fresh: boolean,
-): Promise<ClusterVm | undefined> {
-  const find = (vms: readonly ClusterVm[]) =>
-    vms.find((vm) => vm.type === "qemu" && vm.vmid === vmid);
-  const row = find(await ctx.listVms({ fresh }));
-  // A cached listing may predate this VM; only a fresh one may say it is gone.
-  return row ?? (fresh ? undefined : find(await ctx.listVms({ fresh: true })));
 }

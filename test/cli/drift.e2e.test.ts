@@ -87,6 +87,9 @@ describe("drift, up and destroy through the installed bin", () => {
       onOutput: (text) => void (progress += text),
     });
     expect(progress).toContain("Previewing update (dev)");
+    expect(progress).toContain(
+      "pulumi-proxmox: running 128 resource operations at once (--parallel 128)",
+    );
     expect(result.exitCode).toBe(2);
     const props = result.resources[0]?.properties ?? [];
     expect(props.find((p) => p.property === "started")).toEqual({
@@ -104,6 +107,13 @@ describe("drift, up and destroy through the installed bin", () => {
       live: "stopped",
       changedOutside: true,
     });
+  });
+
+  it("refuses a --parallel that is not a whole number of at least 1, before the engine runs", async () => {
+    const drift = await runBin(["drift", "--stack", "dev", "--parallel", "0"], dir, engine.env);
+    expect(drift.code).toBe(1);
+    expect(drift.stderr).toContain("--parallel must be a whole number of at least 1, got 0");
+    expect(drift.stdout).not.toContain("Previewing");
   });
 
   it("exits 1 for a stack that does not exist", async () => {

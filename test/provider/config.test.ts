@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseConnectionConfig } from "../../provider/config.js";
+import { DEFAULT_MAX_CONNECTIONS, parseConnectionConfig } from "../../provider/config.js";
 import type { ProxmoxError } from "../../provider/errors.js";
 
 const TOKEN = "root@pam!ci=0b1d4c5e-secret";
@@ -25,6 +25,24 @@ describe("config", () => {
     expect(config.secret.reveal()).toBe("0b1d4c5e-secret");
     expect(config.insecure).toBe(false);
     expect(config.caCert).toBeUndefined();
+    expect(config.maxConnections).toBe(DEFAULT_MAX_CONNECTIONS);
+  });
+
+  it("takes maxConnections from config or PROXMOX_VE_MAX_CONNECTIONS, and names a bad one", () => {
+    const base = { endpoint: "https://pve1:8006", apiToken: TOKEN };
+    expect(
+      parseConnectionConfig({ ...base, maxConnections: "16" }, { env: {} }).maxConnections,
+    ).toBe(16);
+    expect(
+      parseConnectionConfig(base, { env: { PROXMOX_VE_MAX_CONNECTIONS: "2" } }).maxConnections,
+    ).toBe(2);
+    expect(
+      failure(() => parseConnectionConfig({ ...base, maxConnections: "0" }, { env: {} })).message,
+    ).toBe("Proxmox connection config: maxConnections must be a whole number from 1 to 64");
+    expect(
+      failure(() => parseConnectionConfig({ ...base, maxConnections: "many" }, { env: {} }))
+        .message,
+    ).toBe("Proxmox connection config: maxConnections must be a whole number from 1 to 64");
   });
 
   it("accepts an endpoint ending in /api2/json and a PVEAPIToken= prefix", () => {

@@ -66,4 +66,26 @@ describe("the operations over HTTP against the simulator", () => {
     expect(sim.model.volumes("pve1", "local")).toEqual([]);
     expect(await readVm(ctx, reseeded)).toBeUndefined();
   });
+
+  it("deletes many VMs from one cluster listing, and one moved since from a fresh listing", async () => {
+    const named = (name: string) =>
+      checkVm(
+        {},
+        { identity: { project: "int", stack: "test", name }, node: "pve1", template: 9000 },
+      ).inputs as ResolvedInputs;
+    const created = await Promise.all(["a", "b", "c"].map((name) => createVm(ctx, named(name))));
+    const [moved, other] = created;
+    if (moved === undefined || other === undefined) throw new Error("three VMs were created");
+    await readVm(ctx, other);
+    // Moved behind the listing's back, and the listing (older than its freshness) kept.
+    sim.faults.migrateVm(moved.vmid, "pve2");
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    sim.clearRequestLog();
+
+    for (const state of created) await deleteVm(ctx, state);
+
+    expect(created.filter((state) => sim.model.vms.has(state.vmid))).toEqual([]);
+    const listings = sim.requestLog.filter((entry) => entry.path === "/cluster/resources");
+    expect(listings).toHaveLength(1);
+  });
 });

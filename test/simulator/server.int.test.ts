@@ -174,3 +174,29 @@ describe("server", () => {
     expect(await post("/nope", {})).toEqual([404, { error: "no admin route 'POST /_sim/nope'" }]);
   });
 });
+
+describe("server with a node's API workers busy", () => {
+  it("queues a node's requests beyond its workers while another node answers at once", async () => {
+    const { sim: busy, api: client } = await startWithClient({
+      apiWorkers: 1,
+      requestLatencyMs: 300,
+    });
+    try {
+      await Promise.all([
+        client.get("/nodes/pve1/version"),
+        client.get("/nodes/pve1/qemu"),
+        client.get("/nodes/pve1/storage"),
+        client.get("/nodes/pve1/version"),
+        client.get("/nodes/pve2/qemu"),
+      ]);
+      // pve1's one worker serves its four requests one after the other; pve2's is free, so
+      // pve2 answers alongside the first of pve1's.
+      const answered = busy.requestLog.map((entry) => entry.path);
+      expect(answered).toHaveLength(5);
+      expect(answered.slice(0, 2)).toContain("/nodes/pve2/qemu");
+    } finally {
+      await client.close();
+      await busy.close();
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { CloneRegistry } from "../../provider/clone-registry";
 import type { OperationContext } from "../../provider/context";
 import { classifyTaskFailure } from "../../provider/api/classify";
 import type { FakeProxmoxApi } from "./fake-api";
@@ -23,6 +24,7 @@ export function testContext(api: FakeProxmoxApi): OperationContext & {
       }
       return { warnings: [] };
     },
+    clones: new CloneRegistry(),
     withLock: (_key, fn) => fn(),
     progress: (message) => progressLines.push(message),
     warn: (message) => warnings.push(message),

@@ -28,6 +28,19 @@ describe("coalesced-api", () => {
     expect(new Set(results).size).toBe(1);
   });
 
+  it("serves a listing of any age to a caller that asks for any age, until invalidated", async () => {
+    let now = 0;
+    const coalescer = new ListingCoalescer({ freshnessMs: 1_000, now: () => now });
+    const fetch = vi.fn(() => Promise.resolve([row(100)]));
+    await coalescer.get(fetch);
+    now = 60_000;
+    await coalescer.get(fetch, { anyAge: true });
+    expect(fetch).toHaveBeenCalledTimes(1);
+    coalescer.invalidate();
+    await coalescer.get(fetch, { anyAge: true });
+    expect(fetch).toHaveBeenCalledTimes(2);
+  });
+
   it("serves a finished listing during the freshness window, then fetches again", async () => {
     let now = 0;
     const coalescer = new ListingCoalescer({ freshnessMs: 1_000, now: () => now });

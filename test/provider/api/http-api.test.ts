@@ -16,6 +16,7 @@ const connection: ConnectionConfig = {
   tokenId: "root@pam!ci",
   secret: new Secret(SECRET),
   insecure: false,
+  maxConnections: 8,
 };
 
 interface Seen {

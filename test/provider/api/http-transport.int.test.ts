@@ -37,7 +37,13 @@ afterAll(async () => {
 });
 
 function connection(at = origin): ConnectionConfig {
-  return { origin: at, tokenId: "root@pam!ci", secret: new Secret(SECRET), insecure: false };
+  return {
+    origin: at,
+    tokenId: "root@pam!ci",
+    secret: new Secret(SECRET),
+    insecure: false,
+    maxConnections: 8,
+  };
 }
 
 async function failure(promise: Promise<unknown>): Promise<ProxmoxError> {
@@ -156,9 +162,8 @@ describe("http-api over a socket", () => {
     const views = [first, second, first.withSignal(new AbortController().signal)];
     for (let i = 0; i < 6; i++) await views[i % 3]?.version();
     expect(sharedDispatcherCount()).toBe(before + 1);
-    expect(sharedDispatcher({ origin: conn.origin, insecure: false })).toBe(
-      sharedDispatcher({ origin: conn.origin, insecure: false }),
-    );
+    const settings = { origin: conn.origin, insecure: false, connections: 8 };
+    expect(sharedDispatcher(settings)).toBe(sharedDispatcher(settings));
     // Keep-alive reuse across instances: fewer connections than requests (undici's Pool may
     // open a second one while the first is still finishing a response).
     expect(sockets.size - socketsBefore).toBeLessThan(6);

@@ -45,6 +45,19 @@ describe("tasks", () => {
       },
     );
 
+    it("sends no poll during the quiet time and still sees the task done within 10 %", async () => {
+      const api = taskApi({ doneAt: 3_000, exitstatus: "OK" }, Date.now);
+      const quiet = await settle(
+        waitForTask(api, "pve1", UPID, { budgetMs: 60_000, quietMs: 2_700 }),
+      );
+      const loud = taskApi({ doneAt: 3_000, exitstatus: "OK" }, Date.now);
+      vi.setSystemTime(0);
+      await settle(waitForTask(loud, "pve1", UPID, { budgetMs: 60_000 }));
+      expect(quiet.at - 3_000).toBeLessThanOrEqual(300);
+      expect(api.statusCalls).toBeLessThanOrEqual(5);
+      expect(loud.statusCalls).toBeGreaterThan(api.statusCalls * 3);
+    });
+
     it("keeps the number of polls logarithmic in the duration", async () => {
       const api = taskApi({ doneAt: 600_000, exitstatus: "OK" }, Date.now);
       await settle(waitForTask(api, "pve1", UPID, { budgetMs: 3_600_000 }));

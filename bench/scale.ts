@@ -1,0 +1,223 @@
+// Fifty VMs as fast as one: `pulumi up` of 1, 10, 50 and 100 VMs through the real engine
+// against a simulator with jittered realistic task durations, per-request latency and PVE's
+// per-node API worker limit; `preview --refresh` of 100 VMs against 100 no-op dynamic
+// resources; `destroy` of 50. Prints one table with the ratios and the goals beside them.
+//
+//   npm run bench:scale
+//   SCALE_SIZES=10,50 SCALE_PARALLEL=64 SCALE_LATENCY_MS=20 npm run bench:scale
+//
+// Exits non-zero only when it cannot run (a failed `up` or `destroy`), never on a timing.
+import { performance } from "node:perf_hooks";
+import * as fs from "node:fs";
+import { it } from "vitest";
+import { DEFAULT_PARALLEL } from "../cli/engine-command";
+import { REALISTIC_TASK_MS, startSimulator, type Simulator } from "../simulator";
+import { requestKind } from "../test/e2e/support/crash-harness";
+import { engineEnv, pulumi, type EngineEnv } from "../test/e2e/support/engine";
+import { findProcesses } from "../test/e2e/support/processes";
+import { guestVms, proxmoxStack } from "../test/e2e/support/proxmox-stack";
+
+const SIZES = (process.env["SCALE_SIZES"] ?? "10,50,100").split(",").map(Number);
+/** The parallelism `pulumi-proxmox up` picks, unless the run asks for another. */
+const PARALLEL = process.env["SCALE_PARALLEL"] ?? String(DEFAULT_PARALLEL);
+const LATENCY_MS = Number(process.env["SCALE_LATENCY_MS"] ?? 20);
+const API_WORKERS = Number(process.env["SCALE_API_WORKERS"] ?? 3);
+const REFRESH_SIZE = Math.max(...SIZES);
+const DESTROY_SIZE = SIZES.includes(50) ? 50 : Math.max(...SIZES);
+
+/** A VM's create waits on clone, start and the guest agent boot: its critical path. */
+const SIM_OPTIONS = {
+  taskDurationsMs: { ...REALISTIC_TASK_MS, qmclone: 3000, qmstart: 1000 },
+  defaultTaskMs: 300,
+  guestBootMs: 1000,
+  taskJitter: 0.3,
+  requestLatencyMs: LATENCY_MS,
+  apiWorkers: API_WORKERS,
+  listingLagMs: 1000,
+} as const;
+
+function vmProgram(count: number): string {
+  return `
+const { ProxmoxVm } = require("pulumi-proxmox");
+for (let i = 0; i < ${count}; i++) {
+  // Half on each node, each cloned from the template on its own node.
+  const onPve2 = i % 2 === 1;
+  new ProxmoxVm("vm-" + i, {
+    node: onPve2 ? "pve2" : "pve1",
+    template: onPve2 ? 9001 : 9000,
+    cores: 1,
+    memory: 512,
+    cloudInit: { packages: ["htop"] },
+  });
+}
+`;
+}
+
+function noopProgram(count: number): string {
+  return `
+const pulumi = require("@pulumi/pulumi");
+const provider = {
+  async create(inputs) { return { id: "noop-" + inputs.i, outs: inputs }; },
+  async read(id, props) { return { id, props }; },
+};
+for (let i = 0; i < ${count}; i++) {
+  new pulumi.dynamic.Resource(provider, "noop-" + i, { i }, {});
+}
+`;
+}
+
+interface Measured {
+  readonly seconds: number;
+  readonly requests: number;
+  readonly listings: number;
+  readonly taskPolls: number;
+  readonly peakRssMb: number;
+  /** Share of the wall time this process's event loop (the simulator's) was busy. */
+  readonly simulatorBusy: number;
+}
+
+/** Runs one `pulumi` command and measures it; throws when it fails (the bench cannot go on). */
+async function measure(
+  sim: Simulator,
+  engine: EngineEnv,
+  dir: string,
+  args: string[],
+): Promise<Measured> {
+  sim.clearRequestLog();
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, providerRssBytes(engine.marker));
+  }, 200);
+  const loop = performance.eventLoopUtilization();
+  const started = performance.now();
+  const result = await pulumi(args, dir, engine.env);
+  const seconds = (performance.now() - started) / 1000;
+  const busy = performance.eventLoopUtilization(loop).utilization;
+  clearInterval(sampler);
+  if (result.code !== 0) {
+    throw new Error(`pulumi ${args.join(" ")} failed:\n${result.stderr}${result.stdout}`);
+  }
+  const kinds = sim.requestLog.map(requestKind);
+  return {
+    seconds,
+    requests: kinds.length,
+    listings: kinds.filter((k) => k === "GET /cluster/resources").length,
+    taskPolls: kinds.filter((k) => /\/tasks\/\{[a-z]+\}\/status$/.test(k)).length,
+    peakRssMb: peakRss / 1024 / 1024,
+    simulatorBusy: busy,
+  };
+}
+
+/** RSS of the run's dynamic-provider processes (the engine starts one per program). */
+function providerRssBytes(marker: string): number {
+  const providers = findProcesses(
+    (p) =>
+      p.cmdline.includes("dynamic-provider") && p.environ.some((entry) => entry.includes(marker)),
+  );
+  let total = 0;
+  for (const p of providers) {
+    try {
+      const status = fs.readFileSync(`/proc/${p.pid}/status`, "utf8");
+      total += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  return total;
+}
+
+const parallelArgs = ["--parallel", PARALLEL];
+const up = ["up", "--yes", "--skip-preview", ...parallelArgs];
+const destroy = ["destroy", "--yes", "--skip-preview", ...parallelArgs];
+
+interface Row {
+  readonly what: string;
+  readonly value: string;
+  readonly goal: string;
+}
+
+it("measures T1, N-VM ups, a refresh and a destroy, and prints the table", async () => {
+  const sim = await startSimulator(SIM_OPTIONS);
+  const engine = engineEnv();
+  const rows: Row[] = [];
+  const row = (what: string, value: string, goal = ""): void =>
+    void rows.push({ what, value, goal });
+  try {
+    const one = await proxmoxStack("scale-1", vmProgram(1), sim, engine);
+    const t1 = await measure(sim, engine, one, up);
+    await measure(sim, engine, one, destroy);
+    row("T1: up of 1 VM", `${t1.seconds.toFixed(1)} s`);
+    row("requests per create (1 VM)", `${t1.requests} (${t1.taskPolls} task polls)`, "≤ 25");
+
+    for (const size of SIZES) {
+      const dir = await proxmoxStack(`scale-${size}`, vmProgram(size), sim, engine);
+      const created = await measure(sim, engine, dir, up);
+      if (guestVms(sim).length !== size) {
+        throw new Error(`up of ${size} VMs left ${guestVms(sim).length} VMs`);
+      }
+      const goal = size >= 100 ? "≤ 1.3 × T1" : size >= 50 ? "≤ 1.15 × T1" : "";
+      row(
+        `up of ${size} VMs`,
+        `${created.seconds.toFixed(1)} s = ${(created.seconds / t1.seconds).toFixed(2)} × T1`,
+        goal,
+      );
+      row(
+        `  requests per create; listings`,
+        `${(created.requests / size).toFixed(1)} (${(created.taskPolls / size).toFixed(1)} task polls); ` +
+          `${created.listings} listings`,
+        "≤ 25; O(1) listings",
+      );
+      row(
+        `  peak provider RSS; simulator busy`,
+        `${created.peakRssMb.toFixed(0)} MB; ${(created.simulatorBusy * 100).toFixed(0)} %`,
+        size >= 100 ? "≤ 150 MB" : "",
+      );
+
+      if (size === REFRESH_SIZE) {
+        const noop = await proxmoxStack(`noop-${size}`, noopProgram(size), sim, engine);
+        await measure(sim, engine, noop, up);
+        const refreshArgs = ["preview", "--refresh", ...parallelArgs];
+        const baseline = await measure(sim, engine, noop, refreshArgs);
+        const refreshed = await measure(sim, engine, dir, refreshArgs);
+        row(
+          `preview --refresh of ${size} VMs`,
+          `${refreshed.seconds.toFixed(1)} s = ${(refreshed.seconds / baseline.seconds).toFixed(2)} × ` +
+            `${size} no-op resources (${baseline.seconds.toFixed(1)} s)`,
+          "≤ 1.2 ×",
+        );
+        row(
+          `  requests per VM; listings`,
+          `${(refreshed.requests / size).toFixed(2)}; ${refreshed.listings} listings`,
+          "≤ 2 + O(nodes)",
+        );
+        await measure(sim, engine, noop, destroy);
+      }
+
+      const destroyed = await measure(sim, engine, dir, destroy);
+      if (size === DESTROY_SIZE) {
+        row(
+          `destroy of ${size} VMs`,
+          `${destroyed.seconds.toFixed(1)} s; ${destroyed.listings} listings; ` +
+            `${(destroyed.requests / size).toFixed(1)} requests per VM`,
+          "O(1) listings",
+        );
+      }
+    }
+  } finally {
+    printTable(rows);
+    await sim.close();
+    engine.cleanup();
+  }
+});
+
+function printTable(rows: readonly Row[]): void {
+  const lines = [
+    `bench:scale: --parallel ${PARALLEL}, ${LATENCY_MS} ms per request, ` +
+      `${API_WORKERS} API workers per node, clone 3 s / start 1 s / boot 1 s ±30 %`,
+    "",
+    "| what | measured | goal |",
+    "|---|---|---|",
+    ...rows.map((r) => `| ${r.what} | ${r.value} | ${r.goal} |`),
+  ];
+  console.log(lines.join("\n"));
+}
