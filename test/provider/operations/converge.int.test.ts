@@ -13,7 +13,7 @@ import { startSimulator, type Simulator } from "../../../simulator";
 
 const compute = {
   cpu: { type: "host", sockets: 1, cores: 2, numa: true, units: 200 },
-  memory: { sizeMiB: 2048, balloonMiB: 1024 },
+  memory: { sizeMiB: 2048, balloonMiB: 1024, shares: 500 },
   hotplug: ["network", "disk", "cpu"],
   onBoot: true,
   startup: { order: 2, up: 30 },
@@ -70,6 +70,7 @@ describe("converge (CPU, memory and lifecycle options)", () => {
       cores: 2,
       numa: 1,
       cpuunits: 200,
+      shares: 500,
       balloon: 1024,
       hotplug: "network,disk,cpu",
       onboot: 1,
@@ -105,6 +106,41 @@ describe("converge (CPU, memory and lifecycle options)", () => {
     expect(applied.cpu).toMatchObject({ cores: 4 });
     expect(sim.model.vms.get(state.vmid)?.config["cores"]).toBe(4);
     await deleteVm(ctx, applied);
+  });
+
+  it("hot-plugs vCPUs, CPU units and shares into the running VM without a reboot", async () => {
+    const state = await createVm(ctx, resolve({ cpu: { ...compute.cpu, vcpus: 1 } }));
+
+    const updated = await updateVm(
+      ctx,
+      state,
+      resolve({
+        cpu: { ...compute.cpu, vcpus: 2, units: 300 },
+        memory: { ...compute.memory, shares: 800 },
+      }),
+    );
+
+    expect(progress.filter((line) => line.includes("rebooting"))).toEqual([]);
+    expect(updated).toMatchObject({
+      cpu: { vcpus: 2, units: 300 },
+      memory: { shares: 800 },
+      pendingChanges: [],
+    });
+    await deleteVm(ctx, updated);
+  });
+
+  it("reboots for a memory size change when memory is not in hotplug", async () => {
+    const state = await createVm(ctx, resolve());
+
+    const updated = await updateVm(
+      ctx,
+      state,
+      resolve({ memory: { ...compute.memory, sizeMiB: 4096 } }),
+    );
+
+    expect(progress).toContain(`VM ${state.vmid} on pve1: rebooting to apply memory`);
+    expect(updated).toMatchObject({ memory: { sizeMiB: 4096 }, pendingChanges: [] });
+    await deleteVm(ctx, updated);
   });
 
   it("changes onBoot, startup and protection on the running VM without a reboot", async () => {
