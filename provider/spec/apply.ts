@@ -5,7 +5,15 @@
  */
 import type { VmConfig } from "../api/proxmox-api";
 import type { Mark } from "../identity";
-import type { ConfigKey, ConfigKeys, FieldSpec, HotWhen, ObservedVm, Seen } from "./field";
+import {
+  sameText,
+  type ConfigKey,
+  type ConfigKeys,
+  type FieldSpec,
+  type HotWhen,
+  type ObservedVm,
+  type Seen,
+} from "./field";
 import { FIELDS, FIELD_NAMES, type FieldName } from "./fields";
 import { parseHotplug } from "./lifecycle";
 
@@ -109,9 +117,6 @@ export function observedInputs(
   }
   return out;
 }
-
-const sameText = (current: unknown, wanted: string | number) =>
-  current !== undefined && String(current) === String(wanted);
 
 const sameKeyText = (_key: string, current: unknown, wanted: string | number) =>
   sameText(current, wanted);

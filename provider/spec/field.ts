@@ -96,6 +96,10 @@ export interface FieldSpec<S extends z.ZodType = z.ZodType> {
   readonly example: { readonly valid: unknown; readonly invalid: unknown };
 }
 
+/** PVE's value says what `wanted` says when it reads as the same text (a number as a string). */
+export const sameText = (current: unknown, wanted: string | number): boolean =>
+  current !== undefined && String(current) === String(wanted);
+
 /** Declares a field; `const` keeps its flags literal so the input types can be derived. */
 export function field<const F extends FieldSpec<S>, S extends z.ZodType>(
   spec: F & { readonly schema: S },

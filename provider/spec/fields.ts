@@ -19,7 +19,7 @@ import {
   sameCpuModel,
   wholeNumber,
 } from "./compute";
-import { field } from "./field";
+import { field, sameText } from "./field";
 import {
   formatHotplug,
   formatStartup,
@@ -464,9 +464,6 @@ export type Fields = typeof FIELDS;
 export type FieldName = keyof Fields;
 
 export const FIELD_NAMES = Object.keys(FIELDS) as FieldName[];
-
-const sameText = (current: unknown, wanted: string | number) =>
-  current !== undefined && String(current) === String(wanted);
 
 function sameNic(a: ReturnType<typeof parseNet0>, b: ReturnType<typeof parseNet0>): boolean {
   return (
