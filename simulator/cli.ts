@@ -17,7 +17,7 @@ const USAGE = `pve-sim: a Proxmox VE API simulator (loopback only)
   --auth-delay-ms <n>   delay of 401 answers (default 3000, as PVE)
   --pve-version <v>     answer as PVE 7.4, 8.4 or 9.1 (default $PVE_SIM_VERSION, else 8.4)
 
-Prints one JSON line when ready: {"url","caFile","apiToken","adminUrl"}.`;
+Prints one JSON line when ready: {"url","caFile","apiToken","rootPassword","adminUrl"}.`;
 
 /** Durations that feel like a small real host, used unless --task-ms overrides them all. */
 const REALISTIC: Partial<Record<TaskType, number>> = {
@@ -90,6 +90,7 @@ async function main(): Promise<void> {
       url: sim.url,
       caFile: values.http === true ? null : (values["ca-file"] ?? null),
       apiToken: sim.apiToken,
+      rootPassword: sim.rootPassword,
       adminUrl: `${sim.url}/_sim`,
     })}\n`,
   );

@@ -1,3 +1,4 @@
+import type { TicketAuthority } from "./auth/tickets.js";
 import type { TokenStore } from "./auth/tokens.js";
 import type { IpPools } from "./guest/ip-pools.js";
 import type { Cluster } from "./model/cluster.js";
@@ -21,6 +22,7 @@ export interface SimContext {
   readonly cluster: Cluster;
   readonly tasks: TaskRunner;
   readonly tokens: TokenStore;
+  readonly tickets: TicketAuthority;
   readonly flocks: FlockTable;
   readonly pools: IpPools;
   readonly requestFaults: RequestFault[];

@@ -3,6 +3,7 @@ import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { createAdminHandler } from "./admin.js";
+import { TicketAuthority } from "./auth/tickets.js";
 import { TokenStore } from "./auth/tokens.js";
 import type { RequestFault, SimContext } from "./context.js";
 import { Faults } from "./faults.js";
@@ -19,7 +20,13 @@ import { buildRouter } from "./routes/index.js";
 import { createApiHandler, type RequestLogEntry } from "./server.js";
 import { generateTls } from "./tls/certs.js";
 
-export type { GuestNetworkOptions, SimulatorOptions, TaskType } from "./options.js";
+export type {
+  GuestAgentSource,
+  GuestNetworkOptions,
+  GuestOptions,
+  SimulatorOptions,
+  TaskType,
+} from "./options.js";
 export { PVE_VERSIONS, VERSION_PROFILES } from "./model/versions.js";
 export type { PveVersion, VersionProfile } from "./model/versions.js";
 export type { RequestLogEntry } from "./server.js";
@@ -34,6 +41,7 @@ export type {
   TaskRecord,
   TemplateSeed,
   TokenSeed,
+  UserSeed,
   VmConfig,
   VmRecord,
   Volume,
@@ -59,6 +67,8 @@ export interface Simulator {
   readonly caCertPem: string;
   /** Full-privilege token `root@pam!ci=<secret>` (PROXMOX_VE_API_TOKEN format). */
   readonly apiToken: string;
+  /** Password of `root@pam` for `POST /access/ticket` (generated at start). */
+  readonly rootPassword: string;
   readonly faults: Faults;
   readonly requestLog: readonly RequestLogEntry[];
   clearRequestLog(): void;
@@ -73,6 +83,8 @@ export interface Simulator {
   readonly model: SimulatorModel;
   /** Adds a token with the given ACLs; returns `user@realm!name=secret`. */
   addToken(tokenId: string, acls: readonly Acl[]): string;
+  /** Adds a user who logs in with `password` (`POST /access/ticket`) and has the given ACLs. */
+  addUser(userid: string, password: string, acls: readonly Acl[]): void;
   /** Finishes running tasks at once, writes the state file, and stops listening. */
   close(): Promise<void>;
 }
@@ -84,15 +96,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const cluster = new Cluster(opts.nodes, opts.storages);
   const pools = new IpPools(opts.bridges);
   const rootSecret = TokenStore.newSecret();
+  const rootPassword = TokenStore.newSecret();
+  const everything = [{ path: "/", privileges: opts.profile.privileges }];
   const tokens = new TokenStore(
-    [
-      {
-        tokenId: "root@pam!ci",
-        secret: rootSecret,
-        acls: [{ path: "/", privileges: opts.profile.privileges }],
-      },
-      ...opts.tokens,
-    ],
+    [{ tokenId: "root@pam!ci", secret: rootSecret, acls: everything }, ...opts.tokens],
+    [{ userid: "root@pam", password: rootPassword, acls: everything }, ...opts.users],
     opts.profile.privileges,
   );
   let saveTimer: NodeJS.Timeout | undefined;
@@ -114,6 +122,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     cluster,
     tasks,
     tokens,
+    tickets: new TicketAuthority(opts.ticketLifetimeMs),
     flocks: new FlockTable(),
     pools,
     requestFaults,
@@ -124,8 +133,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       void tasks.sleep(opts.guestBootMs).then(() => {
         const vm = cluster.vms.get(vmid);
         if (vm === undefined || vm.status !== "running") return;
-        bootGuest(sim, vm);
-        vm.guest.agentUpAt = Date.now();
+        const { agentInstalled } = bootGuest(sim, vm);
+        // An agent that is not installed never answers; a slow one answers after its delay.
+        if (agentInstalled) vm.guest.agentUpAt = Date.now() + opts.guest.agentDelayMs;
+        else delete vm.guest.agentUpAt;
         changed();
       });
     },
@@ -160,6 +171,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     url: `${tls ? "https" : "http"}://${host}:${address.port}`,
     caCertPem: tls?.caCertPem ?? "",
     apiToken: `root@pam!ci=${rootSecret}`,
+    rootPassword,
     faults,
     requestLog,
     clearRequestLog: () => void (requestLog.length = 0),
@@ -176,6 +188,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       isFileLocked: (vmid) => sim.flocks.isHeld(vmid),
     },
     addToken: (tokenId, acls) => tokens.add({ tokenId, secret: TokenStore.newSecret(), acls }),
+    addUser: (userid, password, acls) => tokens.addUser({ userid, password, acls }),
     close: () =>
       (closing ??= (async () => {
         await tasks.fastForward();

@@ -1,4 +1,5 @@
-import type { NodeSeed, StorageSeed, TemplateSeed, TokenSeed } from "./model/types.js";
+import type { NodeSeed, StorageSeed, TemplateSeed, TokenSeed, UserSeed } from "./model/types.js";
+import { TICKET_LIFETIME_MS } from "./auth/tickets.js";
 import {
   DEFAULT_BRIDGES,
   DEFAULT_NODES,
@@ -42,6 +43,10 @@ export interface SimulatorOptions {
   readonly templates?: readonly TemplateSeed[];
   /** Extra tokens; the default full-privilege `root@pam!ci` token always exists. */
   readonly tokens?: readonly TokenSeed[];
+  /** Users who log in with a password; `root@pam` (all privileges) always exists. */
+  readonly users?: readonly UserSeed[];
+  /** How long a login ticket and its CSRF token are valid; default PVE's 2 hours. */
+  readonly ticketLifetimeMs?: number;
   /** Bridge → DHCP pool CIDR for the simulated guests; default `{ vmbr0: "10.10.0.0/24" }`. */
   readonly bridges?: Readonly<Record<string, string>>;
   /** Per task type duration; default `defaultTaskMs` for every type. */
@@ -54,6 +59,12 @@ export interface SimulatorOptions {
   readonly guestBootMs?: number;
   /** How long the HA CRM takes to act on a requested state (real PVE: ~10 s). Default 200 ms. */
   readonly haCrmDelayMs?: number;
+  /**
+   * Which HA placement API the cluster has: `groups` (`/cluster/ha/groups`, PVE 7 and 8) or
+   * `rules` (`/cluster/ha/rules`, PVE 9); default: as the release does. The other answers 501,
+   * as an unknown route does.
+   */
+  readonly haPlacement?: HaPlacementApi;
   /** PVE delays every 401 by ~3 s; default here 100 ms so tests stay fast; the CLI uses 3000. */
   readonly authFailureDelayMs?: number;
   /**
@@ -64,7 +75,7 @@ export interface SimulatorOptions {
   /** Add `message` to error bodies like pve-http-server >= 5.2.0 (default: as the release does). */
   readonly errorMessageInBody?: boolean;
   /** Extra interfaces the simulated guests list, to test address selection (default: none). */
-  readonly guest?: GuestNetworkOptions;
+  readonly guest?: GuestOptions;
   /** ISO bytes kept per uploaded file so guests can read seeds; larger uploads keep only size. */
   readonly maxRetainedFileBytes?: number;
   /**
@@ -75,6 +86,22 @@ export interface SimulatorOptions {
 }
 
 /** What a guest's agent lists besides `lo` and its NICs (each NIC always has an fe80:: address). */
+export type HaPlacementApi = VersionProfile["haPlacement"];
+
+/**
+ * Where the guest agent comes from: baked into the image (`preinstalled`, the default), installed
+ * by cloud-init's package step when the seed's user-data lists `qemu-guest-agent` under
+ * `packages` (`user-data`; stock cloud images ship without it), or never (`never`).
+ */
+export type GuestAgentSource = "preinstalled" | "user-data" | "never";
+
+/** How the simulated guests behave: their agent and what it lists besides their NICs. */
+export interface GuestOptions extends GuestNetworkOptions {
+  readonly agent?: GuestAgentSource;
+  /** Extra time from boot to the agent answering: a slow guest or cloud-init's package step. */
+  readonly agentDelayMs?: number;
+}
+
 export interface GuestNetworkOptions {
   /** A `docker0` bridge (172.17.0.1/16, its own MAC), listed before eth0. */
   readonly dockerBridge?: boolean;
@@ -92,18 +119,21 @@ export interface ResolvedOptions {
   readonly storages: readonly StorageSeed[];
   readonly templates: readonly TemplateSeed[];
   readonly tokens: readonly TokenSeed[];
+  readonly users: readonly UserSeed[];
+  readonly ticketLifetimeMs: number;
   readonly bridges: Readonly<Record<string, string>>;
   readonly taskDurationsMs: Partial<Record<string, number>>;
   readonly defaultTaskMs: number;
   listingLagMs: number;
   readonly guestBootMs: number;
   readonly haCrmDelayMs: number;
+  readonly haPlacement: HaPlacementApi;
   readonly authFailureDelayMs: number;
   readonly profile: VersionProfile;
   readonly errorMessageInBody: boolean;
   readonly maxRetainedFileBytes: number;
   readonly allowRemoteDownloads: boolean;
-  readonly guest: Required<GuestNetworkOptions>;
+  readonly guest: Required<GuestOptions>;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -124,12 +154,15 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     storages: options.storages ?? DEFAULT_STORAGES,
     templates: options.templates ?? DEFAULT_TEMPLATES,
     tokens: options.tokens ?? [],
+    users: options.users ?? [],
+    ticketLifetimeMs: options.ticketLifetimeMs ?? TICKET_LIFETIME_MS,
     bridges: options.bridges ?? DEFAULT_BRIDGES,
     taskDurationsMs: options.taskDurationsMs ?? {},
     defaultTaskMs: options.defaultTaskMs ?? 50,
     listingLagMs: options.listingLagMs ?? 0,
     guestBootMs: options.guestBootMs ?? 100,
     haCrmDelayMs: options.haCrmDelayMs ?? 200,
+    haPlacement: options.haPlacement ?? profile.haPlacement,
     authFailureDelayMs: options.authFailureDelayMs ?? 100,
     profile,
     errorMessageInBody: options.errorMessageInBody ?? profile.errorMessageInBody,
@@ -138,6 +171,8 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     guest: {
       dockerBridge: options.guest?.dockerBridge ?? false,
       apipa: options.guest?.apipa ?? false,
+      agent: options.guest?.agent ?? "preinstalled",
+      agentDelayMs: options.guest?.agentDelayMs ?? 0,
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { authenticate } from "./auth/authenticate.js";
 import { TokenStore } from "./auth/tokens.js";
 import type { RequestFault, SimContext } from "./context.js";
 import { hasBody, parseBodyParams, readBody } from "./http/body.js";
@@ -131,7 +132,7 @@ async function handle(
     );
   }
 
-  const auth = sim.tokens.verify(req.headers.authorization);
+  const auth = authenticate(sim, req, method, path);
   if (!auth.ok) {
     // PVE delays every failed authentication (~3 s) and sends no body.
     await sleep(sim.options.authFailureDelayMs);

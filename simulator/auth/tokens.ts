@@ -1,25 +1,56 @@
 import { randomUUID, timingSafeEqual } from "node:crypto";
-import type { Acl, TokenSeed } from "../model/types.js";
+import type { Acl, TokenSeed, UserSeed } from "../model/types.js";
 
 const TOKEN_ID_RE = /^[^\s:/]+@[A-Za-z][A-Za-z0-9.\-_]+![A-Za-z][A-Za-z0-9.\-_]+$/;
+const USER_ID_RE = /^[^\s:/!]+@[A-Za-z][A-Za-z0-9.\-_]+$/;
 
 export type AuthResult =
   { ok: true; tokenId: string } | { ok: false; reason: string; tokenId?: string };
 
 /**
- * API tokens and their ACLs. PVE computes a token's privileges on a path by walking the ACL tree
+ * API tokens, password users and their ACLs (a "subject" is a token id or a user id). PVE computes a token's privileges on a path by walking the ACL tree
  * from `/` down: at each level where the token has ACL entries that apply (the level is the path
  * itself, or the entry propagates), those entries replace what was inherited from above.
  */
 export class TokenStore {
   private readonly tokens = new Map<string, TokenSeed>();
+  private readonly users = new Map<string, UserSeed>();
 
-  /** `privileges`: the ones the PVE release knows; a role with another is refused, as pveum does. */
+  /** `knownPrivileges`: the ones the PVE release knows; a role with another is refused, as pveum does. */
   constructor(
     seeds: readonly TokenSeed[],
+    users: readonly UserSeed[] = [],
     private readonly knownPrivileges?: readonly string[],
   ) {
     for (const seed of seeds) this.add(seed);
+    for (const user of users) this.addUser(user);
+  }
+
+  addUser(seed: UserSeed): void {
+    if (!USER_ID_RE.test(seed.userid)) throw new Error(`invalid user id '${seed.userid}'`);
+    this.users.set(seed.userid, seed);
+  }
+
+  /** Whether `password` is the user's (compared in constant time). */
+  checkPassword(userid: string, password: string): boolean {
+    const user = this.users.get(userid);
+    return user !== undefined && sameSecret(user.password, password);
+  }
+
+  /** Every user id that exists: password users and the owners of tokens. */
+  userIds(): string[] {
+    const owners = [...this.tokens.keys()].map((id) => id.slice(0, id.indexOf("!")));
+    return [...new Set([...this.users.keys(), ...owners])].sort();
+  }
+
+  /** The tokens of one user, by id. */
+  tokensOf(userid: string): readonly TokenSeed[] {
+    return [...this.tokens.values()].filter((t) => t.tokenId.startsWith(`${userid}!`));
+  }
+
+  /** The ACLs of a token or user. */
+  aclsOf(subject: string): readonly Acl[] {
+    return (this.tokens.get(subject) ?? this.users.get(subject))?.acls ?? [];
   }
 
   add(seed: TokenSeed): string {
@@ -73,9 +104,9 @@ export class TokenStore {
     return { ok: true, tokenId };
   }
 
-  /** Privileges of the token on `path`, each with its propagate flag. */
+  /** Privileges of the token or user on `path`, each with its propagate flag. */
   privileges(tokenId: string, path: string): Map<string, boolean> {
-    const acls = this.tokens.get(tokenId)?.acls ?? [];
+    const acls = this.aclsOf(tokenId);
     const parts = path.split("/").filter((p) => p !== "");
     const levels = ["/", ...parts.map((_, i) => `/${parts.slice(0, i + 1).join("/")}`)];
     let privs = new Map<string, boolean>();
@@ -97,7 +128,7 @@ export class TokenStore {
 
   /** ACL paths worth reporting in /access/permissions for this token. */
   aclPaths(tokenId: string): string[] {
-    return (this.tokens.get(tokenId)?.acls ?? []).map((acl) => normalise(acl.path));
+    return this.aclsOf(tokenId).map((acl) => normalise(acl.path));
   }
 }
 

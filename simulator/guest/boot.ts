@@ -123,8 +123,21 @@ function configureNics(sim: SimContext, nics: Nic[], network: unknown): GuestInt
   return out;
 }
 
-/** Reads the NoCloud seed in ide2 (if any); a problem is recorded as `seedError`, not thrown. */
-export function bootGuest(sim: SimContext, vm: VmRecord): void {
+/** Whether cloud-init's user-data installs the guest agent (`packages: [qemu-guest-agent]`). */
+function installsAgent(userData: Buffer | undefined): boolean {
+  if (userData === undefined) return false;
+  const packages = asMap(loadYaml(userData.toString("utf8")))?.["packages"];
+  if (!Array.isArray(packages)) return false;
+  // An entry is a name or a [name, version] pair.
+  return packages.some((p) => (Array.isArray(p) ? p[0] : p) === "qemu-guest-agent");
+}
+
+/**
+ * Reads the NoCloud seed in ide2 (if any); a problem is recorded as `seedError`, not thrown.
+ * Answers whether the booted guest has an agent, per the `guest.agent` option.
+ */
+export function bootGuest(sim: SimContext, vm: VmRecord): { agentInstalled: boolean } {
+  let fromUserData = false;
   const nics = nicsOf(vm);
   const ide2 = vm.config["ide2"];
   const volid = ide2 === undefined ? undefined : driveVolume(String(ide2));
@@ -144,6 +157,7 @@ export function bootGuest(sim: SimContext, vm: VmRecord): void {
       const parsedMeta = asMap(loadYaml(meta.toString("utf8")));
       const name = parsedMeta?.["local-hostname"];
       if (typeof name === "string") hostname = name;
+      fromUserData = installsAgent(iso.files.get("user-data"));
       const net = iso.files.get("network-config");
       if (net !== undefined) {
         const parsed = asMap(loadYaml(net.toString("utf8")));
@@ -161,10 +175,13 @@ export function bootGuest(sim: SimContext, vm: VmRecord): void {
       vm.guest.seedError = err.message;
       hostname = undefined;
       network = undefined;
+      fromUserData = false;
     }
   }
   vm.guest.hostname = hostname ?? `vm${vm.vmid}`;
   vm.guest.interfaces = configureNics(sim, nics, network);
+  const source = sim.options.guest.agent;
+  return { agentInstalled: source === "preinstalled" || (source === "user-data" && fromUserData) };
 }
 
 /** Gives the VM's DHCP leases back to the pools: called when the VM is destroyed. */

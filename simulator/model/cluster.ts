@@ -1,5 +1,6 @@
 import { HaTable } from "./ha.js";
 import { ListingHistory } from "./listing.js";
+import { ResourcePools } from "./resource-pools.js";
 import { cpuCount, maxDisk, memoryBytes } from "./vm-config.js";
 import type { NodeSeed, StorageSeed, VmConfig, VmRecord, Volume } from "./types.js";
 
@@ -24,6 +25,8 @@ export class Cluster {
   readonly listing = new ListingHistory();
   /** HA resources and the CRM's view of them (pve-ha-manager). */
   readonly ha = new HaTable();
+  /** Resource pools (`/pools`), which PVE keeps in user.cfg. */
+  readonly resourcePools = new ResourcePools();
 
   constructor(nodes: readonly NodeSeed[], storages: readonly StorageSeed[]) {
     for (const node of nodes) {
@@ -93,6 +96,7 @@ export class Cluster {
   removeVm(vmid: number): void {
     this.vms.delete(vmid);
     this.listing.forget(vmid);
+    this.resourcePools.forgetVm(vmid);
   }
 
   /** Records what pvestatd would publish next about this VM (see ListingHistory). */

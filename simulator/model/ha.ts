@@ -21,8 +21,33 @@ export interface HaResource {
   crmState?: string;
 }
 
+/** An HA group (`/etc/pve/ha/groups.cfg`, PVE 7/8): the nodes a resource may run on. */
+export interface HaGroup {
+  readonly group: string;
+  /** `node[:priority]` list as the user wrote it, e.g. `pve1:2,pve2`. */
+  nodes: string;
+  restricted: number;
+  nofailback: number;
+  comment?: string;
+}
+
+/** An HA rule (`/etc/pve/ha/rules.cfg`, PVE 9), which replaced groups. */
+export interface HaRule {
+  readonly rule: string;
+  readonly type: "node-affinity" | "resource-affinity";
+  resources: string;
+  nodes?: string;
+  strict?: number;
+  affinity?: "positive" | "negative";
+  comment?: string;
+  disable?: number;
+  readonly order: number;
+}
+
 export class HaTable {
   private readonly resources = new Map<number, HaResource>();
+  readonly groups = new Map<string, HaGroup>();
+  readonly rules = new Map<string, HaRule>();
 
   /** PVE's `service_is_configured`: in the config, whatever its state. */
   configured(vmid: number): HaResource | undefined {

@@ -145,6 +145,7 @@ export class TaskRunner {
       task.log.push("TASK OK");
       task.exitstatus = "OK";
     }
+    task.endtime = Math.floor(Date.now() / 1000);
     task.status = "stopped";
     this.options.onChange();
   }

@@ -32,6 +32,8 @@ export interface Acl {
   readonly privileges: readonly string[];
   /** Whether the ACL also applies below `path` (PVE's default is true). */
   readonly propagate?: boolean;
+  /** The role name `/access/acl` shows; default `Administrator` for every privilege, else `custom`. */
+  readonly role?: string;
 }
 
 export interface TokenSeed {
@@ -39,6 +41,15 @@ export interface TokenSeed {
   readonly tokenId: string;
   readonly secret: string;
   /** Effective ACLs of the token (PVE privsep=1: what the token itself was granted). */
+  readonly acls: readonly Acl[];
+}
+
+/** A user who logs in with a password (`POST /access/ticket`), e.g. `root@pam`. */
+export interface UserSeed {
+  /** `user@realm` */
+  readonly userid: string;
+  readonly password: string;
+  /** The user's effective ACLs. */
   readonly acls: readonly Acl[];
 }
 
@@ -102,5 +113,7 @@ export interface TaskRecord {
   user: string;
   status: TaskState;
   exitstatus?: string;
+  /** Epoch seconds when the task stopped (the task index's end time). */
+  endtime?: number;
   log: string[];
 }

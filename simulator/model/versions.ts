@@ -33,6 +33,8 @@ export interface VersionProfile {
   readonly clipboardInStatus: boolean;
   /** VM status rows carry `memhost` and the `pressure*` fields (9.x). */
   readonly hostPressureInStatus: boolean;
+  /** How HA placement is configured: `/cluster/ha/groups` (7 and 8) or `/cluster/ha/rules` (9). */
+  readonly haPlacement: "groups" | "rules";
 }
 
 const PVE8_PRIVILEGES = [
@@ -112,6 +114,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     bridgeNeedsSdnUse: false,
     clipboardInStatus: false,
     hostPressureInStatus: false,
+    haPlacement: "groups",
   },
   "8.4": {
     pveVersion: "8.4",
@@ -124,6 +127,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     bridgeNeedsSdnUse: true,
     clipboardInStatus: true,
     hostPressureInStatus: false,
+    haPlacement: "groups",
   },
   "9.1": {
     pveVersion: "9.1",
@@ -139,6 +143,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     bridgeNeedsSdnUse: true,
     clipboardInStatus: true,
     hostPressureInStatus: true,
+    haPlacement: "rules",
   },
 };
 

@@ -48,6 +48,48 @@ export function vmListRow(
   return row;
 }
 
+/** One drive's counters as QEMU's query-blockstats reports them; the simulated disks are idle. */
+function driveStats(uptimeSeconds: number): Record<string, unknown> {
+  const counters = [
+    "rd_bytes",
+    "wr_bytes",
+    "unmap_bytes",
+    "zone_append_bytes",
+    "rd_operations",
+    "wr_operations",
+    "flush_operations",
+    "unmap_operations",
+    "zone_append_operations",
+    "rd_merged",
+    "wr_merged",
+    "unmap_merged",
+    "zone_append_merged",
+    "rd_total_time_ns",
+    "wr_total_time_ns",
+    "flush_total_time_ns",
+    "unmap_total_time_ns",
+    "zone_append_total_time_ns",
+    "wr_highest_offset",
+    "failed_rd_operations",
+    "failed_wr_operations",
+    "failed_flush_operations",
+    "failed_unmap_operations",
+    "failed_zone_append_operations",
+    "invalid_rd_operations",
+    "invalid_wr_operations",
+    "invalid_flush_operations",
+    "invalid_unmap_operations",
+    "invalid_zone_append_operations",
+  ];
+  return {
+    ...Object.fromEntries(counters.map((name) => [name, 0])),
+    idle_time_ns: uptimeSeconds * 1e9,
+    account_failed: true,
+    account_invalid: true,
+    timed_stats: [],
+  };
+}
+
 /** GET …/status/current: the list row plus QMP-derived fields. */
 export function vmCurrentStatus(
   vm: VmRecord,
@@ -72,7 +114,29 @@ export function vmCurrentStatus(
       "running-qemu": "9.0.2",
       balloon: maxmem,
       freemem: Math.floor(maxmem / 2),
-      nics: { [`tap${vm.vmid}i0`]: { netin: 0, netout: 0 } },
+      // qemu-server vmstatus (full): query-balloon plus the guest's memory statistics.
+      ballooninfo: {
+        actual: maxmem,
+        max_mem: maxmem,
+        total_mem: maxmem - 50 * 1024 ** 2,
+        free_mem: Math.floor(maxmem / 2),
+        mem_swapped_in: 0,
+        mem_swapped_out: 0,
+        major_page_faults: 0,
+        minor_page_faults: 0,
+        last_update: Math.floor(now / 1000),
+      },
+      // query-blockstats, one entry per attached drive (a CD-ROM drive included).
+      blockstat: Object.fromEntries(
+        Object.keys(vm.config)
+          .filter((key) => /^(ide|sata|scsi|virtio)\d+$/.test(key))
+          .map((key) => [key, driveStats(Number(row["uptime"]))]),
+      ),
+      nics: Object.fromEntries(
+        Object.keys(vm.config)
+          .filter((key) => /^net\d+$/.test(key))
+          .map((key) => [`tap${vm.vmid}i${key.slice(3)}`, { netin: 0, netout: 0 }]),
+      ),
       "proxmox-support": {
         "backup-fleecing": true,
         "pbs-dirty-bitmap": true,

@@ -16,7 +16,7 @@ const STATS = {
 };
 
 /** assert_agent_available, in PVE's order, then the answering guest. */
-function answeringGuest(sim: SimContext, params: Params): VmRecord {
+export function answeringGuest(sim: SimContext, params: Params): VmRecord {
   const node = String(params["node"]);
   const vmid = Number(params["vmid"]);
   const vm = sim.cluster.vmOn(node, vmid);
@@ -31,15 +31,17 @@ function answeringGuest(sim: SimContext, params: Params): VmRecord {
 }
 
 /** VM.Monitor up to 8.x; 9.x split it into the VM.GuestAgent.* privileges. */
-const agentRead = (sim: SimContext, input: { tokenId: string; raw: Record<string, unknown> }) =>
-  requireAnyPriv(sim, input.tokenId, vmPath(input.raw), sim.options.profile.agentPrivileges);
+export const agentPermission = (
+  sim: SimContext,
+  input: { tokenId: string; raw: Record<string, unknown> },
+) => requireAnyPriv(sim, input.tokenId, vmPath(input.raw), sim.options.profile.agentPrivileges);
 
 export const agentRoutes: Route<SimContext>[] = [
   {
     method: "GET",
     path: "/nodes/{node}/qemu/{vmid}/agent/network-get-interfaces",
     params: { node: NODE, vmid: VMID },
-    permission: agentRead,
+    permission: agentPermission,
     handler: ({ sim, params }) => {
       const vm = answeringGuest(sim, params);
       const lo = {
@@ -59,7 +61,7 @@ export const agentRoutes: Route<SimContext>[] = [
     method: "GET",
     path: "/nodes/{node}/qemu/{vmid}/agent/get-host-name",
     params: { node: NODE, vmid: VMID },
-    permission: agentRead,
+    permission: agentPermission,
     handler: ({ sim, params }) => {
       const vm = answeringGuest(sim, params);
       return { result: { "host-name": vm.guest.hostname ?? "localhost" } };

@@ -2,13 +2,14 @@ import { hasPriv } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { NODE, paramError, type Route } from "../http/index.js";
 import { dieError } from "../http/pve-error.js";
+import { HOST_8_4, nodeUsage } from "../model/host.js";
 
 function uptimeSeconds(startedAt: number | undefined, now: number): number {
   return startedAt === undefined ? 0 : Math.floor((now - startedAt) / 1000);
 }
 
-/** `/cluster/resources` rows for VMs: set, node, lock, tags live; the rest lagged. */
-function vmRows(sim: SimContext, tokenId: string, now: number): Record<string, unknown>[] {
+/** `/cluster/resources` rows for VMs: set, node, lock, tags, pool live; the rest lagged. */
+export function vmRows(sim: SimContext, tokenId: string, now: number): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   for (const vm of sim.cluster.vms.values()) {
     if (!hasPriv(sim, tokenId, `/vms/${vm.vmid}`, "VM.Audit")) continue;
@@ -46,6 +47,8 @@ function vmRows(sim: SimContext, tokenId: string, now: number): Record<string, u
     if (lock !== undefined) row["lock"] = lock;
     const tags = vm.config["tags"];
     if (tags !== undefined) row["tags"] = tags;
+    const pool = sim.cluster.resourcePools.poolOf(vm.vmid);
+    if (pool !== undefined) row["pool"] = pool;
     // pve-manager Cluster.pm resources: the CRM's service state, else the requested one.
     const ha = sim.cluster.ha.configured(vm.vmid);
     if (ha !== undefined) row["hastate"] = ha.crmState ?? ha.state;
@@ -71,20 +74,14 @@ function nodeRow(
   };
   if (full) row["ssl_fingerprint"] = sim.sslFingerprint;
   if (online && node !== undefined && hasPriv(sim, tokenId, `/nodes/${name}`, "Sys.Audit")) {
-    Object.assign(row, {
-      cpu: 0.02,
-      maxcpu: node.cpus,
-      mem: Math.floor(node.memoryBytes / 8),
-      maxmem: node.memoryBytes,
-      disk: 4 * 1024 ** 3,
-      maxdisk: 100 * 1024 ** 3,
-      uptime: Math.floor(process.uptime()) + 86400,
-    });
+    Object.assign(row, nodeUsage(node));
   }
+  // Cluster.pm `resources` adds the node's cgroup mode, with or without Sys.Audit.
+  if (online && !full) row["cgroup-mode"] = HOST_8_4.cgroupMode;
   return row;
 }
 
-function storageRows(sim: SimContext, tokenId: string): Record<string, unknown>[] {
+export function storageRows(sim: SimContext, tokenId: string): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   for (const node of sim.cluster.nodes.keys()) {
     for (const s of sim.cluster.storagesOn(node)) {

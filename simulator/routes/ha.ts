@@ -9,9 +9,9 @@ import type { ParamSchema } from "../http/params.js";
 import { HA_STATES, vmidOfSid, type HaRequestedState, type HaResource } from "../model/ha.js";
 import { requestHaState, scheduleCrm } from "./qemu-power.js";
 
-const audit = (sim: SimContext, input: { tokenId: string }): void =>
+export const audit = (sim: SimContext, input: { tokenId: string }): void =>
   requirePrivs(sim, input.tokenId, "/", ["Sys.Audit"]);
-const console = (sim: SimContext, input: { tokenId: string }): void =>
+export const console = (sim: SimContext, input: { tokenId: string }): void =>
   requirePrivs(sim, input.tokenId, "/", ["Sys.Console"]);
 
 const SID = { type: "string", pattern: /^(?:vm:)?\d+$/ } as const;

@@ -1,10 +1,16 @@
 import type { SimContext } from "../context.js";
 import { Router } from "../http/router.js";
 import { accessRoutes } from "./access.js";
+import { accessTicketRoutes } from "./access-ticket.js";
+import { accessUserRoutes } from "./access-users.js";
 import { agentRoutes } from "./agent.js";
+import { agentInfoRoutes } from "./agent-info.js";
 import { clusterRoutes } from "./cluster.js";
 import { downloadUrlRoutes } from "./download-url.js";
 import { haRoutes } from "./ha.js";
+import { haPlacementRoutes } from "./ha-placement.js";
+import { nodeStatusRoutes } from "./node-status.js";
+import { poolRoutes } from "./pools.js";
 import { qemuCloneRoutes } from "./qemu-clone.js";
 import { qemuConfigRoutes } from "./qemu-config.js";
 import { qemuCreateRoutes } from "./qemu-create.js";
@@ -13,6 +19,8 @@ import { qemuPowerRoutes } from "./qemu-power.js";
 import { qemuReadRoutes } from "./qemu-read.js";
 import { qemuTemplateRoutes } from "./qemu-template.js";
 import { storageRoutes } from "./storage.js";
+import { storageStatusRoutes } from "./storage-status.js";
+import { taskListRoutes } from "./task-list.js";
 import { taskRoutes } from "./tasks.js";
 import { uploadRoutes } from "./upload.js";
 
@@ -21,7 +29,10 @@ export function buildRouter(): Router<SimContext> {
   router.add(
     ...clusterRoutes,
     ...haRoutes,
+    ...haPlacementRoutes,
     ...accessRoutes,
+    ...accessTicketRoutes,
+    ...accessUserRoutes,
     ...qemuReadRoutes,
     ...qemuConfigRoutes,
     ...qemuPowerRoutes,
@@ -30,10 +41,15 @@ export function buildRouter(): Router<SimContext> {
     ...qemuTemplateRoutes,
     ...qemuDiskRoutes,
     ...agentRoutes,
+    ...agentInfoRoutes,
+    ...nodeStatusRoutes,
+    ...poolRoutes,
     ...storageRoutes,
+    ...storageStatusRoutes,
     ...uploadRoutes,
     ...downloadUrlRoutes,
     ...taskRoutes,
+    ...taskListRoutes,
   );
   return router;
 }

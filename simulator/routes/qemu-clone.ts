@@ -157,9 +157,14 @@ export const qemuCloneRoutes: Route<SimContext>[] = [
     },
     permission: (sim, { tokenId, raw }) => {
       requirePrivs(sim, tokenId, `/vms/${String(raw["vmid"])}`, ["VM.Clone"]);
-      if (raw["pool"] !== undefined)
-        throw permError(`pool '${String(raw["pool"])}' does not exist`);
-      if (!sim.tokens.has(tokenId, `/vms/${String(raw["newid"])}`, "VM.Allocate"))
+      const pool = raw["pool"] === undefined ? undefined : String(raw["pool"]);
+      if (pool !== undefined && sim.cluster.resourcePools.get(pool) === undefined)
+        throw permError(`pool '${pool}' does not exist`);
+      // VM.Allocate on the new VM, or on the pool it goes into.
+      if (
+        !sim.tokens.has(tokenId, `/vms/${String(raw["newid"])}`, "VM.Allocate") &&
+        (pool === undefined || !sim.tokens.has(tokenId, `/pool/${pool}`, "VM.Allocate"))
+      )
         throw permError();
     },
     handler: ({ sim, tokenId, params }) => {
@@ -201,6 +206,8 @@ export const qemuCloneRoutes: Route<SimContext>[] = [
             temp.config = config;
             const target = params["target"];
             if (target !== undefined) temp.node = String(target);
+            const pool = params["pool"];
+            if (pool !== undefined) sim.cluster.resourcePools.get(String(pool))?.vms.add(newid);
             sim.cluster.observe(temp);
             sim.changed();
           } finally {

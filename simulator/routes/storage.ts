@@ -14,6 +14,37 @@ export function storageOrDie(sim: SimContext, node: string, storage: string): St
   throw dieError(`storage '${storage}' does not exist`);
 }
 
+/** Content.pm's real_volume_id: `volume` as `<storage>:<name>` or a bare name on `storage`. */
+export function volumeIdOf(storage: string, volume: string): { volname: string; volid: string } {
+  const colon = volume.indexOf(":");
+  const volStorage = colon > 0 ? volume.slice(0, colon) : storage;
+  if (volStorage !== storage)
+    throw paramError({ volume: `storage ID mismatch (${volStorage} != ${storage})` });
+  const volname = colon > 0 ? volume.slice(colon + 1) : volume;
+  return { volname, volid: `${storage}:${volname}` };
+}
+
+/** A storage's state on a node, as both the storage index and `…/{storage}/status` report it. */
+export function storageStatus(
+  sim: SimContext,
+  node: string,
+  def: StorageSeed,
+): Record<string, unknown> {
+  const total = def.totalBytes ?? 100 * 1024 ** 3;
+  const used = sim.cluster.volumesIn(node, def.storage).reduce((sum, v) => sum + v.size, 0);
+  return {
+    type: def.type,
+    content: [...def.content].sort().join(","),
+    shared: def.shared ? 1 : 0,
+    active: 1,
+    enabled: 1,
+    total,
+    used,
+    avail: total - used,
+    used_fraction: used / total,
+  };
+}
+
 function contentRow(volume: Volume): Record<string, unknown> {
   const row: Record<string, unknown> = {
     volid: volume.volid,
@@ -62,22 +93,7 @@ export const storageRoutes: Route<SimContext>[] = [
             return false;
           return wanted.every((c) => s.content.includes(c));
         })
-        .map((s) => {
-          const total = s.totalBytes ?? 100 * 1024 ** 3;
-          const used = sim.cluster.volumesIn(node, s.storage).reduce((sum, v) => sum + v.size, 0);
-          return {
-            storage: s.storage,
-            type: s.type,
-            content: [...s.content].sort().join(","),
-            shared: s.shared ? 1 : 0,
-            active: 1,
-            enabled: 1,
-            total,
-            used,
-            avail: total - used,
-            used_fraction: used / total,
-          };
-        });
+        .map((s) => ({ storage: s.storage, ...storageStatus(sim, node, s) }));
     },
   },
   {
@@ -127,14 +143,8 @@ export const storageRoutes: Route<SimContext>[] = [
     handler: async ({ sim, tokenId, params }) => {
       const node = String(params["node"]);
       const storage = String(params["storage"]);
-      const raw = String(params["volume"]);
-      const colon = raw.indexOf(":");
-      const volStorage = colon > 0 ? raw.slice(0, colon) : storage;
-      if (volStorage !== storage)
-        throw paramError({ volume: `storage ID mismatch (${volStorage} != ${storage})` });
+      const { volname, volid } = volumeIdOf(storage, String(params["volume"]));
       const def = storageOrDie(sim, node, storage);
-      const volname = colon > 0 ? raw.slice(colon + 1) : raw;
-      const volid = `${storage}:${volname}`;
       const owner = volumeOwner(volname);
       const id = owner === undefined ? storage : `${owner}@${storage}`;
       // No reference check: an ISO still in a stopped VM's ide2 is deleted all the same.

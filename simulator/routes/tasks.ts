@@ -5,6 +5,11 @@ import type { TaskRecord } from "../model/types.js";
 const UPID_RE =
   /^UPID:([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?):([0-9A-F]{8}):([0-9A-F]{8,9}):([0-9A-F]{8}):([^:\s/]+):([^:\s/]*):([^:\s/]+):$/;
 
+/** Tasks.pm's check_task_user: a token owns its own tasks, a user its own and its tokens'. */
+export function ownsTask(task: TaskRecord, caller: string): boolean {
+  return caller === task.user || caller === task.user.split("!")[0];
+}
+
 /** read_task_status/read_task_log's lookup: parse, find on the node, then owner or Sys.Audit. */
 function findTask(sim: SimContext, tokenId: string, params: Params): TaskRecord {
   const upid = String(params["upid"]);
@@ -12,11 +17,30 @@ function findTask(sim: SimContext, tokenId: string, params: Params): TaskRecord 
   const node = String(params["node"]);
   const task = sim.tasks.tasks.get(upid);
   if (task === undefined || task.node !== node) throw paramError({ upid: "no such task" });
-  const owner = task.user === tokenId || task.user === tokenId.split("!")[0];
-  if (!owner && !sim.tokens.has(tokenId, `/nodes/${node}`, "Sys.Audit")) {
+  if (!ownsTask(task, tokenId) && !sim.tokens.has(tokenId, `/nodes/${node}`, "Sys.Audit")) {
     throw permError(`/nodes/${node}, Sys.Audit`);
   }
   return task;
+}
+
+/**
+ * What the UPID says about a task, as task status and task lists show it: a token's task has
+ * the owner in `user` and the token name in `tokenid` (Tasks.pm `convert_token_task`).
+ */
+export function taskIdentity(task: TaskRecord): Record<string, unknown> {
+  const bang = task.user.indexOf("!");
+  const identity: Record<string, unknown> = {
+    upid: task.upid,
+    node: task.node,
+    pid: task.pid,
+    pstart: task.pstart,
+    starttime: task.starttime,
+    type: task.type,
+    id: task.id,
+    user: bang < 0 ? task.user : task.user.slice(0, bang),
+  };
+  if (bang >= 0) identity["tokenid"] = task.user.slice(bang + 1);
+  return identity;
 }
 
 const TASK_PARAMS = { node: NODE, upid: { type: "string", maxLength: 256 } } as const;
@@ -28,20 +52,7 @@ export const taskRoutes: Route<SimContext>[] = [
     params: TASK_PARAMS,
     handler: ({ sim, tokenId, params }) => {
       const task = findTask(sim, tokenId, params);
-      const bang = task.user.indexOf("!");
-      const data: Record<string, unknown> = {
-        upid: task.upid,
-        node: task.node,
-        pid: task.pid,
-        pstart: task.pstart,
-        starttime: task.starttime,
-        type: task.type,
-        id: task.id,
-        // Token tasks: the owner in `user`, the token name in `tokenid`.
-        user: bang < 0 ? task.user : task.user.slice(0, bang),
-        status: task.status,
-      };
-      if (bang >= 0) data["tokenid"] = task.user.slice(bang + 1);
+      const data: Record<string, unknown> = { ...taskIdentity(task), status: task.status };
       if (task.exitstatus !== undefined) data["exitstatus"] = task.exitstatus;
       return data;
     },

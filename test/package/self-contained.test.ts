@@ -12,11 +12,12 @@ import { repoRoot } from "../e2e/support/paths";
 const OUTSIDE_REFERENCE = /STYLE\.md|reference\.md|\.\.\/shared|seed report|\b(?:CR|P|F)\d+\b/;
 
 /**
- * The capture-comparison test reads recordings beside the checkout and says when it skipped;
- * this file names the patterns it looks for.
+ * The capture-comparison test and the route-coverage test read recordings and the API schema
+ * beside the checkout and say when they skipped; this file names the patterns it looks for.
  */
 const ALLOWED = new Set([
   "test/simulator/conformance.int.test.ts",
+  "test/simulator/routes/index.test.ts",
   "test/package/self-contained.test.ts",
 ]);
 

@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = resolve(__dirname, "..", "..");
@@ -49,11 +50,25 @@ describe("cli", () => {
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const line = await readyLine(child);
     const ready = JSON.parse(line) as Record<string, string>;
-    expect(Object.keys(ready)).toEqual(["url", "caFile", "apiToken", "adminUrl"]);
+    expect(Object.keys(ready)).toEqual(["url", "caFile", "apiToken", "rootPassword", "adminUrl"]);
     expect(ready["url"]).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(ready["caFile"]).toBe(caFile);
     expect(ready["adminUrl"]).toBe(`${ready["url"]}/_sim`);
     expect(readFileSync(caFile, "utf8")).toContain("BEGIN CERTIFICATE");
+    // root@pam logs in with the printed password.
+    const agent = new Agent({ connect: { ca: readFileSync(caFile, "utf8") } });
+    const login = await request(`${ready["url"]}/api2/json/access/ticket`, {
+      method: "POST",
+      dispatcher: agent,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        username: "root@pam",
+        password: ready["rootPassword"] ?? "",
+      }).toString(),
+    });
+    expect(login.statusCode).toBe(200);
+    await login.body.dump();
+    await agent.close();
     const exit = new Promise<number | null>((done) => child.once("exit", done));
     child.kill("SIGTERM");
     // stderr is part of the expectation so a failure shows why the process did not exit cleanly.

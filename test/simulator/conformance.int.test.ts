@@ -93,8 +93,13 @@ const clone = async (api: TestClient, newid: number): Promise<string> =>
   String(data(await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid, name: "web" })));
 const cloned = async (api: TestClient, newid: number): Promise<void> =>
   void (await api.waitTask("pve1", await clone(api, newid)));
-const started = async (api: TestClient, newid: number): Promise<void> => {
+const started = async (
+  api: TestClient,
+  newid: number,
+  config?: Record<string, string>,
+): Promise<void> => {
   await cloned(api, newid);
+  if (config !== undefined) await api.call("PUT", `/nodes/pve1/qemu/${newid}/config`, config);
   await api.waitTask(
     "pve1",
     String(data(await api.call("POST", `/nodes/pve1/qemu/${newid}/status/start`))),
@@ -152,9 +157,11 @@ const CASES: Readonly<Record<string, Case>> = {
   "7.x-8.x__GET__cluster_resources__type-vm.json": {
     run: async (api) => {
       await started(api, 100);
+      // The captured VM is in a pool, so its row carries `pool`.
+      await api.call("POST", "/pools", { poolid: "prod" });
+      await api.call("PUT", "/pools/prod", { vms: "100" });
       return api.get("/cluster/resources?type=vm");
     },
-    notModelled: { "body.data[].pool": "pools are not modelled" },
   },
   "7.x-8.x__GET__nodes_node_qemu.json": {
     run: async (api) => {
@@ -180,13 +187,10 @@ const CASES: Readonly<Record<string, Case>> = {
   },
   "8.3__GET__nodes_node_qemu_vmid_status_current__running-agent.json": {
     run: async (api) => {
-      // VM 105 as in the capture, so the tap device name (tap105i0) matches too.
-      await started(api, 105);
+      // VM 105 as in the capture, so the tap device name (tap105i0) matches too; its CD-ROM
+      // drive has block statistics like its disk.
+      await started(api, 105, { ide2: "none,media=cdrom" });
       return api.get("/nodes/pve1/qemu/105/status/current");
-    },
-    notModelled: {
-      "body.data.ballooninfo": "balloon statistics are not modelled",
-      "body.data.blockstat": "block statistics are not modelled",
     },
   },
   "8.3__POST__nodes_node_qemu_vmid_clone.json": {

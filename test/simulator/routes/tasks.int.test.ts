@@ -74,4 +74,45 @@ describe("routes/tasks", () => {
     ]);
     await other.close();
   });
+
+  it("lets a user read its tokens' tasks, but not a token its user's", async () => {
+    sim.addUser("ops@pve", "pw", [{ path: "/vms", privileges: ["VM.Audit", "VM.PowerMgmt"] }]);
+    const token = api.withToken(
+      sim.addToken("ops@pve!ci", [
+        { path: "/vms", privileges: ["VM.Clone", "VM.Allocate", "VM.Audit"] },
+        { path: "/storage", privileges: ["Datastore.AllocateSpace"] },
+        { path: "/sdn", privileges: ["SDN.Use"] },
+      ]),
+    );
+    const upid = String(
+      data(await token.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 100 })),
+    );
+    const anon = api.withToken("");
+    const login = data(
+      await anon.call("POST", "/access/ticket", { username: "ops@pve", password: "pw" }),
+    ) as { ticket: string; CSRFPreventionToken: string };
+    const asUser = await anon.call(
+      "GET",
+      `/nodes/pve1/tasks/${encodeURIComponent(upid)}/status`,
+      undefined,
+      { cookie: `PVEAuthCookie=${login.ticket}` },
+    );
+    expect([asUser.status, (asUser.body?.["data"] as Record<string, unknown>)["tokenid"]]).toEqual([
+      200,
+      "ci",
+    ]);
+    await token.waitTask("pve1", upid);
+    const start = await anon.call("POST", "/nodes/pve1/qemu/100/status/start", undefined, {
+      cookie: `PVEAuthCookie=${login.ticket}`,
+      CSRFPreventionToken: login.CSRFPreventionToken,
+    });
+    const userTask = encodeURIComponent(String(data(start)));
+    const asToken = await token.get(`/nodes/pve1/tasks/${userTask}/status`);
+    expect([asToken.status, asToken.statusText]).toEqual([
+      403,
+      "Permission check failed (/nodes/pve1, Sys.Audit)",
+    ]);
+    await anon.close();
+    await token.close();
+  });
 });

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { TICKET_LIFETIME_MS, TicketAuthority } from "../../../simulator/auth/tickets.js";
+
+const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+
+describe("auth/tickets", () => {
+  it("issues PVE-shaped tickets and CSRF tokens that verify for their user", () => {
+    const tickets = new TicketAuthority();
+    const { ticket, csrf } = tickets.issue("alice@pve", T0);
+    expect(ticket).toMatch(/^PVE:alice@pve:[0-9A-F]{8}::\S+$/);
+    expect(csrf).toMatch(/^[0-9A-F]{8}:\S+$/);
+    expect(tickets.verify(ticket, T0)).toBe("alice@pve");
+    expect(tickets.verifyCsrf("alice@pve", csrf, T0)).toBe(true);
+    expect(tickets.verifyCsrf("bob@pve", csrf, T0)).toBe(false);
+  });
+
+  it("expires both after PVE's two hours, and refuses tickets from more than 5 min ahead", () => {
+    const tickets = new TicketAuthority();
+    const { ticket, csrf } = tickets.issue("alice@pve", T0);
+    expect(tickets.verify(ticket, T0 + TICKET_LIFETIME_MS)).toBe("alice@pve");
+    expect(tickets.verify(ticket, T0 + TICKET_LIFETIME_MS + 1000)).toBeUndefined();
+    expect(tickets.verifyCsrf("alice@pve", csrf, T0 + TICKET_LIFETIME_MS + 1000)).toBe(false);
+    expect(tickets.verify(ticket, T0 - 301_000)).toBeUndefined();
+  });
+
+  it("refuses a ticket with a changed user or one signed by another simulator", () => {
+    const tickets = new TicketAuthority();
+    const { ticket } = tickets.issue("alice@pve", T0);
+    expect(tickets.verify(ticket.replace("alice@pve", "root@pam"), T0)).toBeUndefined();
+    expect(new TicketAuthority().verify(ticket, T0)).toBeUndefined();
+  });
+});
