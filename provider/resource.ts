@@ -63,9 +63,16 @@ export interface ProxmoxVmArgs {
   readonly vmid?: pulumi.Input<ArgOf<"vmid">>;
   /** Where VMIDs are allocated (default 10000–99999). */
   readonly vmidRange?: pulumi.Input<ArgOf<"vmidRange">>;
-  /** Virtual CPU cores. A running VM takes the change at its next reboot. */
+  /**
+   * Virtual CPU cores, the shorthand of `cpu.cores` (set one of the two). A running VM takes the
+   * change at its next reboot.
+   */
   readonly cores?: pulumi.Input<ArgOf<"cores">>;
-  /** MiB. A running VM takes the change at its next reboot. */
+  /**
+   * MiB, or `{ sizeMiB, balloonMiB, shares, hugepages }`. A running VM takes a new size at its
+   * next reboot, unless `hotplug` has `memory` and `cpu.numa` is on; balloon and shares apply at
+   * once.
+   */
   readonly memory?: pulumi.Input<ArgOf<"memory">>;
   /** GiB of the boot disk; can only grow. */
   readonly diskSize?: pulumi.Input<ArgOf<"diskSize">>;
@@ -93,7 +100,33 @@ export interface ProxmoxVmArgs {
   readonly adopt?: pulumi.Input<ArgOf<"adopt">>;
   /** Budgets in milliseconds: the clone task, the guest agent's address, any other task. */
   readonly timeouts?: pulumi.Input<ArgOf<"timeouts">>;
+  /**
+   * `{ type, flags, sockets, cores, vcpus, numa, units, limit }`; set `cores` here or as the
+   * `cores` shorthand, not both. A running VM takes a change at its next reboot, except `vcpus`
+   * (with `cpu` in `hotplug`), `units` and `limit`, which apply at once.
+   */
+  readonly cpu?: pulumi.Input<ArgOf<"cpu">>;
+  /**
+   * The features PVE hot-plugs into a running VM: `network`, `disk`, `cpu`, `memory`, `usb`,
+   * `cloudinit`; `[]` for none. Unset, the VM keeps its template's (PVE's default
+   * `network,disk,usb`).
+   */
+  readonly hotplug?: pulumi.Input<ArgOf<"hotplug">>;
+  /** Whether PVE starts the VM when its node boots. */
+  readonly onBoot?: pulumi.Input<ArgOf<"onBoot">>;
+  /**
+   * `{ order, up, down }`: the start position at node boot and the seconds to wait after start
+   * and for shutdown.
+   */
+  readonly startup?: pulumi.Input<ArgOf<"startup">>;
+  /** Whether PVE refuses to remove the VM or its disks. `pulumi destroy` turns it off first. */
+  readonly protection?: pulumi.Input<ArgOf<"protection">>;
 }
+
+/** `cpu`: the model, topology, NUMA and scheduler weights of the VM's CPUs. */
+export type CpuArgs = ArgOf<"cpu">;
+/** `memory` in its full form; a plain number is the size in MiB. */
+export type MemoryArgs = Exclude<ArgOf<"memory">, number>;
 
 /** The `cloudInit` keys that may carry passwords, keys or tokens: secret by default. */
 const SECRET_CLOUD_INIT_KEYS = ["users", "writeFiles", "userData"] as const;
@@ -141,6 +174,8 @@ export class ProxmoxVm extends pulumi.dynamic.Resource {
   declare readonly ipv6Addresses: pulumi.Output<string[]>;
   /** The NoCloud seed ISO, e.g. `local:iso/pp-….iso`. */
   declare readonly seedVolid: pulumi.Output<string | undefined>;
+  /** The config keys PVE holds for the VM's next reboot (e.g. `cores` with `rebootPolicy: "never"`). */
+  declare readonly pendingChanges: pulumi.Output<string[]>;
 
   constructor(name: string, args: ProxmoxVmArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -156,6 +191,7 @@ export class ProxmoxVm extends pulumi.dynamic.Resource {
         ipv4Addresses: undefined,
         ipv6Addresses: undefined,
         seedVolid: undefined,
+        pendingChanges: undefined,
         ...args,
         cloudInit: secretCloudInit(args.cloudInit),
         // The engine does not tell a dynamic provider the URN: the identity is passed in.

@@ -24,6 +24,7 @@ import type {
   TaskStatus,
   Upid,
   VmConfig,
+  VmPendingConfig,
   VmStatus,
 } from "./proxmox-api.js";
 import * as schemas from "./responses.js";
@@ -228,6 +229,10 @@ export class HttpProxmoxApi implements ProxmoxApi {
 
   async vmConfig(node: string, vmid: number): Promise<VmConfig> {
     return this.#request("GET", ["nodes", node, "qemu", vmid, "config"], schemas.vmConfigSchema);
+  }
+
+  vmPending(node: string, vmid: number): Promise<VmPendingConfig> {
+    return this.#request("GET", ["nodes", node, "qemu", vmid, "pending"], schemas.vmPendingSchema);
   }
 
   updateVmConfig(node: string, vmid: number, update: ConfigUpdate): Promise<Upid | null> {

@@ -65,6 +65,16 @@ export interface VmConfig {
   readonly [key: string]: string | number | boolean | undefined;
 }
 
+/** A VM's config and its pending changes, from one `GET …/pending`. */
+export interface VmPendingConfig {
+  /** The config as `GET …/config` returns it: the pending values applied. */
+  readonly config: VmConfig;
+  /** The values the VM runs with now. */
+  readonly current: VmConfig;
+  /** The keys PVE holds under `/pending` (changed or deleted at the next reboot), sorted. */
+  readonly pending: readonly string[];
+}
+
 export interface VmStatus {
   /** `running` or `stopped`. */
   readonly status: string;
@@ -151,6 +161,8 @@ export interface ProxmoxApi {
   nodeStorages(node: string): Promise<readonly NodeStorage[]>;
 
   vmConfig(node: string, vmid: number): Promise<VmConfig>;
+  /** GET …/pending: the config and what waits for the next reboot, in one request. */
+  vmPending(node: string, vmid: number): Promise<VmPendingConfig>;
   /** POST …/config: async, resolves with the UPID (or null when PVE applied it at once). */
   updateVmConfig(node: string, vmid: number, update: ConfigUpdate): Promise<Upid | null>;
   cloneVm(request: CloneRequest): Promise<Upid>;

@@ -94,6 +94,34 @@ export const vmConfigSchema = z
     return out;
   });
 
+/** `GET …/pending`: one row per key, its current value, its pending value or deletion. */
+export const vmPendingSchema = z
+  .array(
+    z.looseObject({
+      key: z.string(),
+      value: z.union([z.string(), z.number()]).optional(),
+      pending: z.union([z.string(), z.number()]).optional(),
+      delete: z.union([z.number(), z.string()]).optional(),
+    }),
+  )
+  .transform((rows) => {
+    const current: Record<string, string | number> = {};
+    const config: Record<string, string | number> = {};
+    const pending: string[] = [];
+    for (const row of rows) {
+      if (row.value !== undefined) current[row.key] = row.value;
+      const deleted = Number(row.delete ?? 0) > 0;
+      if (deleted || row.pending !== undefined) pending.push(row.key);
+      const now = row.pending ?? row.value;
+      if (!deleted && now !== undefined) config[row.key] = now;
+    }
+    return {
+      config: vmConfigSchema.parse(config),
+      current: vmConfigSchema.parse(current),
+      pending: pending.sort(),
+    };
+  });
+
 export const vmStatusSchema = z.looseObject({
   status: z.string(),
   qmpstatus: z.string().optional(),

@@ -26,6 +26,7 @@ export function checkVm(
         .filter((issue) => !touchesUnknown(news, issue.path))
         .flatMap((issue) => failuresOf(issue, news));
 
+  failures.push(...saidTwice(news));
   if (parsed.success) failures.push(...refusedChanges(olds, parsed.data));
 
   // Keep `__provider` and unknown values as they came; otherwise store the normalised inputs.
@@ -48,6 +49,22 @@ function refusedChanges(
       now,
     );
     return reason === undefined ? [] : [{ property, reason }];
+  });
+}
+
+/** A shorthand beside its full form (`cores` and `cpu`): the VM gets one of the two. */
+function saidTwice(news: Readonly<Record<string, unknown>>): CheckFailure[] {
+  return FIELD_NAMES.flatMap((full) => {
+    const spec = FIELDS[full];
+    if (!("excludes" in spec) || news[full] === undefined) return [];
+    return spec.excludes
+      .filter((shorthand) => news[shorthand] !== undefined)
+      .map((shorthand) => ({
+        property: shorthand,
+        reason:
+          `is the shorthand of ${full}.${shorthand}, and ${full} is set too: write it once, ` +
+          `as ${full}: { ${shorthand}: ${JSON.stringify(news[shorthand])} } without ${shorthand}`,
+      }));
   });
 }
 

@@ -4,12 +4,12 @@
  * the clone; update runs it for in-place changes and to finish a create that failed midway.
  * Re-running it after any failure picks up where the last run stopped.
  */
-import type { VmConfig } from "../api/proxmox-api";
+import type { VmConfig, VmPendingConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { growing, pollUntil } from "../poll";
 import { PermanentError, TransientError, hasCode, isProxmoxError } from "../errors";
 import { describe, markFor, readMark } from "../identity";
-import { configChanges as specChanges, needsReboot as takesReboot } from "../spec/apply";
+import { configChanges as specChanges, managedKeys, waitingKeys } from "../spec/apply";
 import { ownAddresses } from "../state/guest-addresses";
 import { bootDisk, cdromVolid, diskSizeGiB, guestRunning, parseNet0 } from "../state/vm-facts";
 import { isHaRequest, waitForPowerState } from "./power-state";
@@ -32,15 +32,16 @@ export async function converge(
   desired: ResolvedInputs,
   naming: Naming,
   /** The config the caller just read at `found`, to save reading it again. */
-  knownConfig?: VmConfig,
+  knownConfig?: VmPendingConfig,
 ): Promise<VmLocation> {
   const budget = desired.timeouts.taskMs;
   const vm = await moveBackIfMoved(ctx, found, desired, budget);
   const label = `VM ${vm.vmid} on ${vm.node}`;
-  const config =
+  const known =
     knownConfig !== undefined && vm === found
       ? knownConfig
-      : await ctx.api.vmConfig(vm.node, vm.vmid);
+      : await ctx.api.vmPending(vm.node, vm.vmid);
+  const config = known.config;
   const previousSeed = cdromVolid(config.ide2);
 
   // 1. The seed: built for the VM's real MAC, so network-config can match the NIC by address.
@@ -81,8 +82,10 @@ export async function converge(
   // 4. Power.
   const status = await ctx.api.vmStatus(vm.node, vm.vmid);
   const running = guestRunning(status.status, status.qmpstatus);
-  const needsReboot =
-    running && (seedChanged || takesReboot(Object.keys(set))) && previousSeed !== undefined;
+  const waiting = running
+    ? rebootWaits(known, desired, { mac }, Object.keys(set), seedChanged)
+    : [];
+  const needsReboot = waiting.length > 0 && previousSeed !== undefined;
   if (desired.started && !running) {
     await powerTask(ctx, vm, "starting", () => ctx.api.startVm(vm.node, vm.vmid), budget, {
       haWaitFor: "running",
@@ -105,12 +108,15 @@ export async function converge(
     await powerTask(
       ctx,
       vm,
-      "rebooting to apply changes",
+      `rebooting to apply ${waiting.join(", ")}`,
       () => ctx.api.rebootVm(vm.node, vm.vmid),
       budget,
     );
   } else if (needsReboot) {
-    ctx.warn(`${label}: changes wait for the next reboot (rebootPolicy is "never").`);
+    ctx.warn(
+      `${label}: ${waiting.join(", ")} wait for the next reboot (rebootPolicy is "never"); ` +
+        "they stay in pendingChanges and show as drift until the VM reboots.",
+    );
   }
 
   // 5. The old seed goes only once the new one is attached.
@@ -143,6 +149,27 @@ export async function converge(
     }
   }
   return vm;
+}
+
+/**
+ * What a running VM takes only at its next reboot: the keys just written that PVE keeps under
+ * `/pending`, the program's keys already waiting there (a change an earlier `up` left pending),
+ * and a changed seed, which the guest reads at boot.
+ */
+function rebootWaits(
+  known: VmPendingConfig,
+  desired: ResolvedInputs,
+  seen: { mac: string | undefined },
+  written: readonly string[],
+  seedChanged: boolean,
+): string[] {
+  const managed = managedKeys(desired, seen);
+  const keys = new Set([
+    ...waitingKeys(written, desired, seen, known.current),
+    ...known.pending.filter((key) => managed.includes(key)),
+  ]);
+  if (seedChanged) keys.add("ide2 (the cloud-init seed)");
+  return [...keys];
 }
 
 /** The spec's config keys that differ, plus what the provider itself keeps on every VM. */

@@ -1,12 +1,13 @@
 /**
  * delete, in order (docs/design.md, "Ordered delete"): ownership check → stop → seed on every node
- * → destroy. The VM goes last, so a failed seed delete leaves it (stopped) in place and the next
+ * → protection off → destroy. The VM goes last, so a failed seed delete leaves it (stopped) in place and the next
  * delete finishes both; nothing is left that only a human would find. A VM under HA is stopped
  * through HA and destroyed with `purge`, which also removes its HA resource (docs/design.md).
  */
 import type { OperationContext } from "../context";
 import { PermanentError, aboutVm, hasCode } from "../errors";
 import { readMark } from "../identity";
+import { readFlag } from "../spec/lifecycle";
 import { guestRunning } from "../state/vm-facts";
 import type { VmState } from "../state/vm-state";
 import type { VmLocation } from "./converge";
@@ -77,6 +78,14 @@ async function deleteAt(
     }
 
     await deleteSeedsEverywhere(ctx, owner, budget);
+
+    // PVE refuses to destroy a protected VM; deleting it is what the program asked for.
+    if (readFlag(config, "protection")) {
+      const step = `${label}: turning protection off to destroy it`;
+      ctx.progress(step);
+      const off = await ctx.api.updateVmConfig(vm.node, vm.vmid, { delete: ["protection"] });
+      if (off) await ctx.waitForTask(vm.node, off, { budgetMs: budget, step });
+    }
 
     ctx.progress(`${label}: destroying`);
     const upid = await ctx.api.destroyVm(vm.node, vm.vmid);

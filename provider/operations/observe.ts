@@ -3,7 +3,7 @@
  * refresh shows drift; the placement the VM's mark records), plus status, MAC, addresses and the seed. Shared by create, update and read, so
  * all three report the same facts the same way.
  */
-import type { VmConfig } from "../api/proxmox-api";
+import type { VmPendingConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { hasCode } from "../errors";
 import { readMark } from "../identity";
@@ -19,10 +19,10 @@ export async function observe(
   vm: VmLocation,
   inputs: ResolvedInputs,
   naming: Naming,
-  knownConfig?: VmConfig,
+  knownConfig?: VmPendingConfig,
 ): Promise<VmState> {
-  const [config, status] = await Promise.all([
-    knownConfig ?? ctx.api.vmConfig(vm.node, vm.vmid),
+  const [{ config, current, pending }, status] = await Promise.all([
+    knownConfig ?? ctx.api.vmPending(vm.node, vm.vmid),
     ctx.api.vmStatus(vm.node, vm.vmid),
   ]);
   const running = guestRunning(status.status, status.qmpstatus);
@@ -36,7 +36,8 @@ export async function observe(
     ...inputs,
     schemaVersion: VM_STATE_VERSION,
     identityHash: naming.identity,
-    ...observedInputs({ config, running }, mark, inputs),
+    // What the VM runs with: a change waiting for its reboot is drift until then.
+    ...observedInputs({ config: current, running }, mark, inputs),
     vmid: vm.vmid,
     vmName: config.name ?? naming.vmName,
     currentNode: vm.node,
@@ -46,6 +47,7 @@ export async function observe(
     ipv4Addresses: addresses.v4,
     ipv6Addresses: addresses.v6,
     seedVolid,
+    pendingChanges: [...pending],
   } as VmState;
 }
 

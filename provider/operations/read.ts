@@ -18,14 +18,14 @@ export async function readVm(ctx: OperationContext, state: VmState): Promise<VmS
   let row = await locate(ctx, state.vmid, false);
   for (let attempt = 0; row; attempt++) {
     try {
-      const config = await ctx.api.vmConfig(row.node, row.vmid);
-      if (readMark(config.description)?.id !== state.identityHash) return undefined;
+      const known = await ctx.api.vmPending(row.node, row.vmid);
+      if (readMark(known.config.description)?.id !== state.identityHash) return undefined;
       return await observe(
         ctx,
         { node: row.node, vmid: row.vmid },
         inputs,
         namingFromState(state, inputs),
-        config,
+        known,
       );
     } catch (error) {
       // Moved or deleted between the listing and the read: look again, once, with a fresh listing.

@@ -22,8 +22,8 @@ export async function updateVm(
   const vm = { node: olds.currentNode, vmid: olds.vmid };
   try {
     return await ctx.withLock(`vm:${vm.vmid}`, async () => {
-      const config = await ctx.api.vmConfig(vm.node, vm.vmid);
-      if (readMark(config.description)?.id !== naming.identity) {
+      const known = await ctx.api.vmPending(vm.node, vm.vmid);
+      if (readMark(known.config.description)?.id !== naming.identity) {
         throw new PermanentError(
           "NOT_OURS",
           `VM ${vm.vmid} on node ${vm.node} no longer carries this resource's mark; nothing was ` +
@@ -31,7 +31,7 @@ export async function updateVm(
           vm,
         );
       }
-      const now = await converge(ctx, vm, news, naming, config);
+      const now = await converge(ctx, vm, news, naming, known);
       return await observe(ctx, now, news, naming);
     });
   } catch (error) {

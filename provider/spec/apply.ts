@@ -5,10 +5,51 @@
  */
 import type { VmConfig } from "../api/proxmox-api";
 import type { Mark } from "../identity";
-import type { ConfigKey, ObservedVm, Seen } from "./field";
+import {
+  sameText,
+  type ConfigKey,
+  type ConfigKeys,
+  type FieldSpec,
+  type HotWhen,
+  type ObservedVm,
+  type Seen,
+} from "./field";
 import { FIELDS, FIELD_NAMES, type FieldName } from "./fields";
+import { parseHotplug } from "./lifecycle";
 
 type Values = Readonly<Partial<Record<FieldName, unknown>>>;
+
+/** One PVE key a set input wants, and the field it comes from. */
+interface Wanted {
+  readonly field: FieldName;
+  readonly key: string;
+  readonly value: string | number;
+  readonly same: (current: unknown, wanted: string | number) => boolean;
+}
+
+/** Every config key the set inputs want, formatted as PVE takes them. */
+function wantedKeys(desired: Values, seen: Seen): Wanted[] {
+  return FIELD_NAMES.flatMap((name): Wanted[] => {
+    const spec = FIELDS[name];
+    const value = desired[name];
+    if (value === undefined) return [];
+    if ("config" in spec) {
+      const mapping = spec.config as ConfigKey<unknown>;
+      const same = mapping.same ?? sameText;
+      return [{ field: name, key: mapping.key, value: mapping.format(value, seen), same }];
+    }
+    if ("configKeys" in spec) {
+      const mapping = spec.configKeys as ConfigKeys<unknown>;
+      return Object.entries(mapping.format(value, seen)).map(([key, wanted]) => ({
+        field: name,
+        key,
+        value: wanted,
+        same: (current, want) => (mapping.same ?? sameKeyText)(key, current, want),
+      }));
+    }
+    return [];
+  });
+}
 
 /** The config keys whose desired value differs from PVE's, formatted as PVE takes them. */
 export function configChanges(
@@ -17,24 +58,39 @@ export function configChanges(
   seen: Seen,
 ): Record<string, string | number> {
   const set: Record<string, string | number> = {};
-  for (const name of FIELD_NAMES) {
-    const spec = FIELDS[name];
-    const value = desired[name];
-    if (!("config" in spec) || value === undefined) continue;
-    const mapping = spec.config as ConfigKey<unknown>;
-    const wanted = mapping.format(value, seen);
-    const same = mapping.same ?? sameText;
-    if (!same(config[mapping.key], wanted)) set[mapping.key] = wanted;
+  for (const { key, value, same } of wantedKeys(desired, seen)) {
+    if (!same(config[key], value)) set[key] = value;
   }
   return set;
 }
 
-/** Whether any of these config keys holds a change a running VM takes only at its reboot. */
-export function needsReboot(keys: readonly string[]): boolean {
-  return FIELD_NAMES.some((name) => {
-    const spec = FIELDS[name];
-    return spec.change === "reboot" && "config" in spec && keys.includes(spec.config.key);
-  });
+/** The config keys the program sets: the ones whose pending changes are the program's. */
+export function managedKeys(desired: Values, seen: Seen): string[] {
+  return wantedKeys(desired, seen).map((wanted) => wanted.key);
+}
+
+/**
+ * Of these written keys, the ones a running VM takes only at its next reboot (PVE keeps them
+ * under `/pending`). A key of a `reboot` field is hot when its `hotKeys` rule holds for the VM's
+ * current config: PVE decides with the `hotplug` and `numa` the VM runs with, not the new ones.
+ */
+export function waitingKeys(
+  keys: readonly string[],
+  desired: Values,
+  seen: Seen,
+  current: VmConfig,
+): string[] {
+  const hotplug = parseHotplug(current["hotplug"]);
+  const numa = Number(current["numa"] ?? 0) === 1;
+  const isHot = (when: HotWhen | undefined) =>
+    when === "always" ||
+    (when !== undefined && hotplug.includes(when.hotplug) && (when.numa !== true || numa));
+  return wantedKeys(desired, seen)
+    .filter(({ field, key }) => {
+      const spec = FIELDS[field] as Pick<FieldSpec, "change" | "hotKeys">;
+      return keys.includes(key) && spec.change === "reboot" && !isHot(spec.hotKeys?.[key]);
+    })
+    .map(({ key }) => key);
 }
 
 /**
@@ -62,5 +118,5 @@ export function observedInputs(
   return out;
 }
 
-const sameText = (current: unknown, wanted: string | number) =>
-  current !== undefined && String(current) === String(wanted);
+const sameKeyText = (_key: string, current: unknown, wanted: string | number) =>
+  sameText(current, wanted);

@@ -50,6 +50,23 @@ export interface ConfigKey<T> {
   readonly same?: (current: unknown, wanted: string | number) => boolean;
 }
 
+/** A field written to several PVE keys (disks → scsi0, scsi1; NICs → net0, net1). */
+export interface ConfigKeys<T> {
+  /** The keys and values the field wants now. */
+  readonly format: (value: T, seen: Seen) => Readonly<Record<string, string | number>>;
+  /** Whether PVE's current value of `key` already says what `wanted` says (default: same text). */
+  readonly same?: (key: string, current: unknown, wanted: string | number) => boolean;
+}
+
+/**
+ * When PVE applies a key of a `reboot` field to a running VM at once instead of keeping it under
+ * `/pending` (qemu-server's `vmconfig_hotplug_pending`): `always` (cgroup limits, balloon
+ * target), or when the VM's current `hotplug` has the feature (and, for memory, NUMA is on).
+ */
+export type HotWhen =
+  | "always"
+  | { readonly hotplug: "cpu" | "memory" | "network" | "disk" | "usb"; readonly numa?: true };
+
 export interface FieldSpec<S extends z.ZodType = z.ZodType> {
   /** The doc comment of the input, as users read it in their editor and in docs/inputs.md. */
   readonly doc: string;
@@ -69,10 +86,19 @@ export interface FieldSpec<S extends z.ZodType = z.ZodType> {
   /** The schema of the value in the stored state (lenient: the state only has to be read). */
   readonly stored: z.ZodType;
   readonly config?: ConfigKey<z.output<S>>;
+  readonly configKeys?: ConfigKeys<z.output<S>>;
+  /** The keys of a `reboot` field that a running VM takes at once, and when. */
+  readonly hotKeys?: Readonly<Record<string, HotWhen>>;
+  /** Inputs that say the same thing another way (a shorthand): `check` refuses both. */
+  readonly excludes?: readonly string[];
   readonly readBack: ReadBack<z.output<S>>;
   /** A value `check` accepts and one it refuses: the spec's test runs both. */
   readonly example: { readonly valid: unknown; readonly invalid: unknown };
 }
+
+/** PVE's value says what `wanted` says when it reads as the same text (a number as a string). */
+export const sameText = (current: unknown, wanted: string | number): boolean =>
+  current !== undefined && String(current) === String(wanted);
 
 /** Declares a field; `const` keeps its flags literal so the input types can be derived. */
 export function field<const F extends FieldSpec<S>, S extends z.ZodType>(

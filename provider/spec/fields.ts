@@ -5,10 +5,31 @@
  */
 import { z } from "zod";
 import { userDescription } from "../identity";
-import { kindOf, normalizeTags } from "../inputs";
+import { normalizeTags } from "../inputs";
 import { CloudInitInputSchema } from "../seed/inputs";
 import { bootDisk, diskSizeGiB, formatNet0, parseNet0, parseTags } from "../state/vm-facts";
-import { field } from "./field";
+import {
+  coresSchema,
+  cpuSchema,
+  formatCpu,
+  formatMemory,
+  memorySchema,
+  readCpu,
+  readMemory,
+  sameCpuModel,
+  wholeNumber,
+} from "./compute";
+import { field, sameText } from "./field";
+import {
+  formatHotplug,
+  formatStartup,
+  hotplugSchema,
+  normalizeHotplug,
+  parseHotplug,
+  parseStartup,
+  readFlag,
+  startupSchema,
+} from "./lifecycle";
 import { networkSchema } from "./network";
 
 const nodeName = z
@@ -43,12 +64,6 @@ const tag = z
     /^[a-zA-Z0-9_][a-zA-Z0-9_\-+.]*$/,
     "must start with a letter, digit or underscore and contain only letters, digits, _ - + .",
   );
-
-/** A whole number with a unit, whose type error says what to write, e.g. `memory: "lots"`. */
-const wholeNumber = (what: string) =>
-  z
-    .number({ error: (issue) => `must be ${what}, got ${kindOf(issue.input)}` })
-    .int(`must be a whole ${what.replace(/^an? /, "")}`);
 
 const timeoutsSchema = z.strictObject({
   /** Budget for the clone task, including waiting on a clone already in progress. */
@@ -153,11 +168,9 @@ export const FIELDS = {
     example: { valid: { min: 200, max: 299 }, invalid: { min: 300, max: 200 } },
   }),
   cores: field({
-    doc: "Virtual CPU cores. A running VM takes the change at its next reboot.",
+    doc: "Virtual CPU cores, the shorthand of `cpu.cores` (set one of the two). A running VM takes the change at its next reboot.",
     docType: "number",
-    schema: wholeNumber("a number of cores, e.g. 2")
-      .min(1, "at least 1 core")
-      .max(512, "at most 512"),
+    schema: coresSchema,
     mayBeUnknown: true,
     change: "reboot",
     stored: z.number().optional(),
@@ -167,18 +180,31 @@ export const FIELDS = {
     example: { valid: 4, invalid: 0 },
   }),
   memory: field({
-    doc: "MiB. A running VM takes the change at its next reboot.",
-    docType: "number",
-    schema: wholeNumber("a number of MiB, e.g. 2048")
-      .min(16, "memory is in MiB, at least 16")
-      .max(16 * 1024 * 1024, "memory is in MiB, at most 16777216"),
+    doc:
+      "MiB, or `{ sizeMiB, balloonMiB, shares, hugepages }`. A running VM takes a new size at its " +
+      "next reboot, unless `hotplug` has `memory` and `cpu.numa` is on; balloon and shares apply at once.",
+    docType: "number | MemoryArgs",
+    schema: memorySchema,
     mayBeUnknown: true,
     change: "reboot",
-    stored: z.number().optional(),
-    config: { key: "memory", format: (memory) => memory },
-    // PVE's default when the key is absent.
-    readBack: { from: "vm", read: ({ config }) => Number(config.memory ?? 512) },
-    example: { valid: 2048, invalid: "lots" },
+    stored: z
+      .union([
+        z.number(),
+        z.looseObject({
+          sizeMiB: z.number(),
+          balloonMiB: z.number().optional(),
+          shares: z.number().optional(),
+          hugepages: z.union([z.string(), z.number()]).optional(),
+        }),
+      ])
+      .optional(),
+    configKeys: { format: formatMemory },
+    hotKeys: { memory: { hotplug: "memory", numa: true }, balloon: "always", shares: "always" },
+    readBack: { from: "vm", read: ({ config }, input) => readMemory(config, input) },
+    example: {
+      valid: { sizeMiB: 4096, balloonMiB: 2048 },
+      invalid: { sizeMiB: 2048, balloonMiB: 4096 },
+    },
   }),
   diskSize: field({
     doc: "GiB of the boot disk; can only grow.",
@@ -346,6 +372,91 @@ export const FIELDS = {
     stored: timeoutsSchema,
     readBack: { from: "input" },
     example: { valid: { agentMs: 60_000 }, invalid: { agentMs: -1 } },
+  }),
+  cpu: field({
+    doc:
+      "`{ type, flags, sockets, cores, vcpus, numa, units, limit }`; set `cores` here or as the " +
+      "`cores` shorthand, not both. A running VM takes a change at its next reboot, except `vcpus` " +
+      "(with `cpu` in `hotplug`), `units` and `limit`, which apply at once.",
+    docType: "CpuArgs",
+    schema: cpuSchema,
+    mayBeUnknown: true,
+    change: "reboot",
+    excludes: ["cores"],
+    stored: z.looseObject({}).optional(),
+    configKeys: {
+      format: formatCpu,
+      same: (key, current, wanted) =>
+        key === "cpu" ? sameCpuModel(current, wanted) : sameText(current, wanted),
+    },
+    hotKeys: { vcpus: { hotplug: "cpu" }, cpuunits: "always", cpulimit: "always" },
+    readBack: { from: "vm", read: ({ config }, input) => readCpu(config, input) },
+    example: {
+      valid: { type: "host", sockets: 1, cores: 4, vcpus: 2 },
+      invalid: { cores: 2, sockets: 1, vcpus: 4 },
+    },
+  }),
+  hotplug: field({
+    doc:
+      "The features PVE hot-plugs into a running VM: `network`, `disk`, `cpu`, `memory`, `usb`, " +
+      "`cloudinit`; `[]` for none. Unset, the VM keeps its template's (PVE's default `network,disk,usb`).",
+    docType: "string[]",
+    schema: hotplugSchema,
+    mayBeUnknown: true,
+    change: "hot",
+    normalize: (features) =>
+      Array.isArray(features) && features.every((f) => typeof f === "string")
+        ? normalizeHotplug(features)
+        : features,
+    stored: z.array(z.string()).optional(),
+    config: {
+      key: "hotplug",
+      format: formatHotplug,
+      same: (current, wanted) => parseHotplug(current).join() === parseHotplug(wanted).join(),
+    },
+    readBack: {
+      from: "vm",
+      read: ({ config }) => parseHotplug(config["hotplug"]) as z.output<typeof hotplugSchema>,
+    },
+    example: { valid: ["network", "disk", "cpu"], invalid: ["nics"] },
+  }),
+  onBoot: field({
+    doc: "Whether PVE starts the VM when its node boots.",
+    docType: "boolean",
+    schema: z.boolean(),
+    mayBeUnknown: true,
+    change: "hot",
+    stored: z.boolean().optional(),
+    config: { key: "onboot", format: (on) => (on ? 1 : 0) },
+    readBack: { from: "vm", read: ({ config }) => readFlag(config, "onboot") },
+    example: { valid: true, invalid: "yes" },
+  }),
+  startup: field({
+    doc: "`{ order, up, down }`: the start position at node boot and the seconds to wait after start and for shutdown.",
+    docType: "{ order?: number; up?: number; down?: number }",
+    schema: startupSchema,
+    mayBeUnknown: true,
+    change: "hot",
+    stored: z.looseObject({}).optional(),
+    config: {
+      key: "startup",
+      format: formatStartup,
+      same: (current, wanted) =>
+        formatStartup(parseStartup(current) ?? {}) === formatStartup(parseStartup(wanted) ?? {}),
+    },
+    readBack: { from: "vm", read: ({ config }) => parseStartup(config["startup"]) },
+    example: { valid: { order: 2, up: 30 }, invalid: { order: -1 } },
+  }),
+  protection: field({
+    doc: "Whether PVE refuses to remove the VM or its disks. `pulumi destroy` turns it off first.",
+    docType: "boolean",
+    schema: z.boolean(),
+    mayBeUnknown: true,
+    change: "hot",
+    stored: z.boolean().optional(),
+    config: { key: "protection", format: (on) => (on ? 1 : 0) },
+    readBack: { from: "vm", read: ({ config }) => readFlag(config, "protection") },
+    example: { valid: true, invalid: 1 },
   }),
 } as const;
 

@@ -34,6 +34,11 @@ const vmStateSchema = z.looseObject({
   ipv6Addresses: z.array(z.string()),
   /** The seed ISO attached as ide2, e.g. `local:iso/pp-0123456789ab-cdef01234567.iso`. */
   seedVolid: z.string().optional(),
+  /**
+   * The config keys PVE holds under `/pending` for the VM's next reboot. States written before
+   * the output existed have none: the next refresh reads them.
+   */
+  pendingChanges: z.array(z.string()).default([]),
 });
 
 export type VmState = z.infer<typeof vmStateSchema>;

@@ -20,6 +20,7 @@ import type {
   TaskStatus,
   Upid,
   VmConfig,
+  VmPendingConfig,
   VmStatus,
 } from "../../provider/api/proxmox-api";
 import { PermanentError } from "../../provider/errors";
@@ -29,6 +30,8 @@ export interface FakeVm {
   config: Record<string, string | number | boolean | undefined>;
   status: "running" | "stopped";
   template?: boolean;
+  /** Values PVE holds for the next reboot (null: deleted then); a reboot applies them. */
+  pending?: Record<string, string | number | null>;
 }
 
 type Method = keyof ProxmoxApi;
@@ -177,6 +180,17 @@ export class FakeProxmoxApi implements ProxmoxApi {
     this.#enter("vmConfig", [node, vmid]);
     return { ...this.#vm(node, vmid).config, digest: "d" };
   }
+  async vmPending(node: string, vmid: number): Promise<VmPendingConfig> {
+    this.#enter("vmPending", [node, vmid]);
+    const vm = this.#vm(node, vmid);
+    const current = Object.fromEntries(
+      Object.entries(vm.config).filter(([, value]) => value !== undefined),
+    ) as VmConfig;
+    const pending = vm.pending ?? {};
+    const config: Record<string, string | number | boolean | undefined> = { ...current };
+    for (const [key, value] of Object.entries(pending)) config[key] = value ?? undefined;
+    return { config, current, pending: Object.keys(pending).sort() };
+  }
   async updateVmConfig(node: string, vmid: number, update: ConfigUpdate): Promise<Upid | null> {
     this.#enter("updateVmConfig", [node, vmid, update]);
     const vm = this.#vm(node, vmid);
@@ -231,7 +245,11 @@ export class FakeProxmoxApi implements ProxmoxApi {
   }
   async rebootVm(node: string, vmid: number): Promise<Upid> {
     this.#enter("rebootVm", [node, vmid]);
-    this.#vm(node, vmid);
+    const vm = this.#vm(node, vmid);
+    // A reboot starts the VM on its pending config, as PVE's does.
+    for (const [key, value] of Object.entries(vm.pending ?? {}))
+      vm.config[key] = value ?? undefined;
+    vm.pending = {};
     return this.#task(node, "qmreboot", vmid);
   }
   async migrateVm(node: string, vmid: number, target: string, online: boolean): Promise<Upid> {

@@ -209,6 +209,23 @@ describe("http-api", () => {
     });
   });
 
+  it("splits GET pending into the config, what the VM runs with and the keys that wait", async () => {
+    route("GET", "/api2/json/nodes/pve1/qemu/100/pending", 200, {
+      data: [
+        { key: "cores", value: 2, pending: 4 },
+        { key: "memory", value: "current=2048", pending: "4096" },
+        { key: "name", value: "web" },
+        { key: "numa", value: 1, delete: 1 },
+        { key: "vcpus", pending: 2 },
+      ],
+    });
+    await expect(api.vmPending("pve1", 100)).resolves.toEqual({
+      config: { cores: 4, memory: 4096, name: "web", vcpus: 2 },
+      current: { cores: 2, memory: 2048, name: "web", numa: 1 },
+      pending: ["cores", "memory", "numa", "vcpus"],
+    });
+  });
+
   it("maps guest agent answers to GuestInterface, dropping unknown address types", async () => {
     route("GET", "/api2/json/nodes/pve1/qemu/100/agent/network-get-interfaces", 200, {
       data: {

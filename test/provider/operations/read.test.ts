@@ -71,7 +71,7 @@ describe("readVm", () => {
     api.listingOverride = (rows) =>
       rows.map((r) => (r.vmid === state.vmid ? { ...r, status: "unknown" } : r));
     api.failNext(
-      "vmConfig",
+      "vmPending",
       new TransientError("UNAVAILABLE", "595 No route to host", { node: "pve1" }),
     );
     const error = await readVm(testContext(api), state).catch((e: unknown) => e);
@@ -81,10 +81,10 @@ describe("readVm", () => {
     });
   });
 
-  it("needs one listing, one config and one status read per running VM, plus the agent", async () => {
+  it("needs one listing, one config read (with its pending changes) and one status read per running VM, plus the agent", async () => {
     await readVm(testContext(api), state);
     expect(api.calls.map((c) => c.method).sort()).toEqual(
-      ["agentInterfaces", "clusterVms", "vmConfig", "vmStatus"].sort(),
+      ["agentInterfaces", "clusterVms", "vmPending", "vmStatus"].sort(),
     );
   });
 });

@@ -38,8 +38,29 @@ describe("updateVm", () => {
     await updateVm(ctx, state, resolve({ cores: 4, rebootPolicy: "never" }));
     expect(api.callsOf("rebootVm")).toEqual([]);
     expect(ctx.warnings).toEqual([
-      `VM ${state.vmid} on pve1: changes wait for the next reboot (rebootPolicy is "never").`,
+      `VM ${state.vmid} on pve1: cores wait for the next reboot (rebootPolicy is "never"); ` +
+        "they stay in pendingChanges and show as drift until the VM reboots.",
     ]);
+  });
+
+  it("hot-plugs vCPUs without a reboot when the VM runs with cpu in hotplug", async () => {
+    const vm = api.vms.get(state.vmid);
+    if (vm) vm.config = { ...vm.config, hotplug: "network,disk,cpu", sockets: 1, cores: 4 };
+    const ctx = testContext(api);
+    await updateVm(ctx, state, resolve({ cores: undefined, cpu: { vcpus: 3 } }));
+    expect(api.callsOf("updateVmConfig")[0]?.[2]).toEqual({ set: { vcpus: 3 } });
+    expect(api.callsOf("rebootVm")).toEqual([]);
+    expect(ctx.warnings).toEqual([]);
+  });
+
+  it("reboots for a change an earlier up left pending, once rebootPolicy allows it", async () => {
+    const vm = api.vms.get(state.vmid);
+    if (vm) vm.pending = { cores: 4 };
+    const ctx = testContext(api);
+    const updated = await updateVm(ctx, state, resolve({ cores: 4 }));
+    expect(api.callsOf("rebootVm")).toHaveLength(1);
+    expect(ctx.progressLines).toContain(`VM ${state.vmid} on pve1: rebooting to apply cores`);
+    expect(updated).toMatchObject({ cores: 4, pendingChanges: [] });
   });
 
   it("re-seeds in place when cloud-init changes: new seed attached, old seed deleted, VM kept", async () => {

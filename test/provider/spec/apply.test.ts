@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { markFor } from "../../../provider/identity";
-import { configChanges, needsReboot, observedInputs } from "../../../provider/spec/apply";
+import {
+  configChanges,
+  managedKeys,
+  observedInputs,
+  waitingKeys,
+} from "../../../provider/spec/apply";
 
 const network = { bridge: "vmbr0", model: "virtio", ipv4: "dhcp" } as const;
 const template = {
@@ -40,11 +45,48 @@ describe("configChanges", () => {
   });
 });
 
-describe("needsReboot", () => {
-  it("is true for a key PVE keeps pending on a running VM, false for one it hot-plugs", () => {
-    expect(needsReboot(["cores"])).toBe(true);
-    expect(needsReboot(["memory", "tags"])).toBe(true);
-    expect(needsReboot(["tags", "net0"])).toBe(false);
+describe("waitingKeys", () => {
+  const desired = {
+    cpu: { sockets: 1, cores: 4, vcpus: 2, units: 200, limit: 1.5 },
+    memory: { sizeMiB: 4096, balloonMiB: 1024, shares: 500 },
+    tags: ["web"],
+    network,
+    onBoot: true,
+  };
+  const written = ["sockets", "cores", "vcpus", "cpuunits", "cpulimit", "memory", "balloon"];
+  const waits = (current: Record<string, string | number>) =>
+    waitingKeys([...written, "shares", "tags", "net0", "onboot"], desired, seen, current);
+
+  it("holds cores, sockets, vCPUs and memory for the reboot under PVE's default hotplug", () => {
+    expect(waits({})).toEqual(["memory", "sockets", "cores", "vcpus"]);
+  });
+
+  it("hot-plugs vCPUs once the VM runs with cpu in hotplug", () => {
+    expect(waits({ hotplug: "network,disk,cpu" })).toEqual(["memory", "sockets", "cores"]);
+  });
+
+  it("hot-plugs memory only with memory in hotplug and NUMA on", () => {
+    expect(waits({ hotplug: "memory" })).toContain("memory");
+    expect(waits({ hotplug: "memory,cpu", numa: 1 })).toEqual(["sockets", "cores"]);
+  });
+
+  it("decides with the hotplug the VM runs with, not the one being written", () => {
+    const alsoHotplug = { ...desired, hotplug: ["cpu"] as string[] };
+    expect(waitingKeys(["vcpus", "hotplug"], alsoHotplug, seen, {})).toEqual(["vcpus"]);
+  });
+
+  it("holds the cores shorthand for the reboot too", () => {
+    expect(waitingKeys(["cores"], { cores: 2 }, seen, { hotplug: "cpu" })).toEqual(["cores"]);
+  });
+});
+
+describe("managedKeys", () => {
+  it("lists every key the set inputs write, and nothing of the unset ones", () => {
+    expect(managedKeys({ cpu: { type: "host", numa: true }, protection: true }, seen)).toEqual([
+      "cpu",
+      "numa",
+      "protection",
+    ]);
   });
 });
 

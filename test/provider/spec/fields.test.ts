@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { markFor } from "../../../provider/identity";
 import { checkVm } from "../../../provider/operations/check";
 import type { ProxmoxVmArgs } from "../../../provider/resource";
@@ -42,7 +43,8 @@ describe("the spec", () => {
   it.each(FIELD_NAMES)("reads %s back: from the VM when PVE holds it", (name) => {
     const spec = FIELDS[name];
     expect(["mark", "input", "vm"]).toContain(spec.readBack.from);
-    if ("config" in spec || spec.change === "hot") expect(spec.readBack.from).toBe("vm");
+    if ("config" in spec || "configKeys" in spec || spec.change === "hot")
+      expect(spec.readBack.from).toBe("vm");
     if (spec.change === "replace") expect(spec.readBack.from).toBe("mark");
   });
 
@@ -57,12 +59,45 @@ describe("the spec", () => {
     for (const name of placement) expect(Object.keys(mark)).toContain(name);
   });
 
-  it("writes each config key from one field only", () => {
-    const keys = FIELD_NAMES.flatMap((name) => {
+  it("writes each config key from one field only, unless check refuses the two together", () => {
+    const seen = { mac: undefined };
+    const keysOf = (name: FieldName): string[] => {
       const spec = FIELDS[name];
-      return "config" in spec ? [spec.config.key] : [];
+      if ("config" in spec) return [spec.config.key];
+      if (!("configKeys" in spec)) return [];
+      const value = (spec.schema as z.ZodType).parse(spec.example.valid);
+      return Object.keys(
+        (spec.configKeys.format as (v: unknown, s: typeof seen) => object)(value, seen),
+      );
+    };
+    const excluded = (a: FieldName, b: FieldName) =>
+      [FIELDS[a], FIELDS[b]].some(
+        (spec, i) =>
+          "excludes" in spec && (spec.excludes as readonly string[]).includes(i === 0 ? b : a),
+      );
+    for (const a of FIELD_NAMES) {
+      for (const b of FIELD_NAMES) {
+        if (a >= b || excluded(a, b)) continue;
+        const shared = keysOf(a).filter((key) => keysOf(b).includes(key));
+        expect(shared, `${a} and ${b} both write ${shared.join(", ")}`).toEqual([]);
+      }
+    }
+  });
+
+  it("refuses a shorthand beside its full form, naming the shorthand", () => {
+    const pairs = FIELD_NAMES.flatMap((full) => {
+      const spec = FIELDS[full];
+      return "excludes" in spec ? spec.excludes.map((shorthand) => [full, shorthand]) : [];
     });
-    expect(new Set(keys).size).toBe(keys.length);
+    expect(pairs.length).toBeGreaterThan(0);
+    for (const [full = "", shorthand = ""] of pairs) {
+      const both = {
+        ...base,
+        [full]: FIELDS[full as FieldName].example.valid,
+        [shorthand]: FIELDS[shorthand as FieldName].example.valid,
+      };
+      expect(checkVm({}, both).failures.map((f) => f.property)).toEqual([shorthand]);
+    }
   });
 });
 
