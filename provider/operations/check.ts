@@ -26,7 +26,8 @@ export function checkVm(
         .filter((issue) => !touchesUnknown(news, issue.path))
         .flatMap((issue) => failuresOf(issue, news));
 
-  if (parsed.success) failures.push(...refusedChanges(olds, parsed.data));
+  if (parsed.success)
+    failures.push(...refusedChanges(olds, parsed.data), ...conflicts(parsed.data));
 
   // Keep `__provider` and unknown values as they came; otherwise store the normalised inputs.
   const inputs =
@@ -47,6 +48,18 @@ function refusedChanges(
       olds[property],
       now,
     );
+    return reason === undefined ? [] : [{ property, reason }];
+  });
+}
+
+/** Combinations of inputs PVE cannot take (OVMF without an EFI disk), as the spec refuses them. */
+function conflicts(news: Readonly<Record<string, unknown>>): CheckFailure[] {
+  return FIELD_NAMES.flatMap((property) => {
+    const spec = FIELDS[property];
+    const now = news[property];
+    if (!("conflict" in spec) || now === undefined || containsUnknown(now)) return [];
+    const conflict = spec.conflict as (now: unknown, inputs: typeof news) => string | undefined;
+    const reason = conflict(now, news);
     return reason === undefined ? [] : [{ property, reason }];
   });
 }

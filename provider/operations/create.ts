@@ -75,6 +75,7 @@ export async function createVm(
       template,
       node: inputs.node,
       storage: inputs.storage,
+      full: inputs.clone.full,
       vmName: naming.vmName,
       description: describe(
         typeof inputs.description === "string" ? inputs.description : undefined,
