@@ -11,15 +11,15 @@
 import type { NodeStorage } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { PermanentError, isPermanent } from "../errors";
-import type { TemplateRef } from "./clone";
+import { isLinked } from "../identity";
 import type { ResolvedInputs } from "./resolved-inputs";
-import { resolveTemplate } from "./resolve-template";
+import { resolveTemplate, type ResolvedTemplate } from "./resolve-template";
 
 /** Resolves with the template to clone, found on the way, so create does not look it up again. */
 export async function preflight(
   ctx: OperationContext,
   inputs: ResolvedInputs,
-): Promise<TemplateRef> {
+): Promise<ResolvedTemplate> {
   const { node } = inputs;
   const nodes = await ctx.api.nodes();
   const found = nodes.find((n) => n.node === node);
@@ -44,8 +44,9 @@ export async function preflight(
   }
   usable(storages, { property: "isoStorage", id: inputs.isoStorage, content: "iso", node });
 
+  let template: ResolvedTemplate;
   try {
-    return await resolveTemplate(ctx, inputs.template, node);
+    template = await resolveTemplate(ctx, inputs.template, node);
   } catch (error) {
     if (!isPermanent(error) || (error.code !== "NOT_FOUND" && error.code !== "INVALID_PARAM")) {
       throw error;
@@ -57,6 +58,29 @@ export async function preflight(
       { cause: error },
     );
   }
+  if (isLinked(inputs) && template.node !== node) linkableTo(template, storages, node);
+  return template;
+}
+
+/**
+ * A linked clone shares the template's disks, so it can live on another node only when they are
+ * on shared storage; PVE's clone refuses it otherwise ("VM uses local storage").
+ */
+function linkableTo(
+  template: ResolvedTemplate,
+  storages: readonly NodeStorage[],
+  node: string,
+): void {
+  const local = template.diskStorages.filter(
+    (id) => storages.find((s) => s.storage === id)?.shared !== true,
+  );
+  if (local.length === 0) return;
+  throw invalid(
+    node,
+    `clone: a linked clone shares the disks of template ${template.vmid}, which are on ` +
+      `node-local storage (${local.join(", ")}) of node ${template.node}, so it can only be made ` +
+      `there. Set node to ${template.node}, or clone: { full: true } for a full copy.`,
+  );
 }
 
 function usable(

@@ -56,6 +56,16 @@ export function bootDisk(config: Readonly<Record<string, unknown>>): string | un
   return order.find(isDisk) ?? Object.keys(config).filter(isDisk).sort()[0];
 }
 
+/** The storages a VM's disks are on, its EFI and TPM disks included, CD-ROMs left out; each once. */
+export function diskStorages(config: Readonly<Record<string, unknown>>): string[] {
+  const isVolume = (key: string) => DISK_KEYS.test(key) || /^(efidisk|tpmstate)0$/.test(key);
+  const storages = Object.keys(config)
+    .filter((key) => isVolume(key) && !String(config[key]).includes("media=cdrom"))
+    .map((key) => String(config[key]).split(":")[0] ?? "")
+    .filter((storage) => storage !== "" && storage !== "none");
+  return [...new Set(storages)];
+}
+
 /** `shared:vm-100-disk-0,size=20G` → 20 (GiB, rounded up). */
 export function diskSizeGiB(value: string | undefined): number | undefined {
   const match = value?.match(/(?:^|,)size=(\d+(?:\.\d+)?)([KMGT]?)(?:,|$)/);

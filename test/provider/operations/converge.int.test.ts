@@ -169,3 +169,53 @@ describe("a linked clone", () => {
     expect(sim.requestLog).toEqual([]);
   });
 });
+
+describe("a linked clone of a template on node-local storage", () => {
+  it("is refused for another node before any clone, naming what to set, and made on the template's node", async () => {
+    await sim.close();
+    sim = await startSimulator({
+      guestBootMs: 20,
+      templates: [
+        {
+          vmid: 9100,
+          node: "pve1",
+          config: {
+            name: "local-base",
+            template: 1,
+            agent: "1",
+            scsi0: "local-lvm:base-9100-disk-0,size=2G",
+            boot: "order=scsi0",
+            net0: "virtio=BC:24:11:91:00:00,bridge=vmbr0",
+          },
+        },
+      ],
+    });
+    const config: Record<string, string> = {
+      "proxmox:endpoint": sim.url,
+      "proxmox:apiToken": sim.apiToken,
+      "proxmox:caCert": sim.caCertPem,
+    };
+    ctx = buildContext({ get: (key) => config[key] });
+    const linked = { template: 9100, clone: { full: false } };
+
+    const refused = await createVm(ctx, resolve({ ...linked, node: "pve2" })).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({
+      code: "INVALID_PARAM",
+      message: expect.stringMatching(
+        /^clone: a linked clone shares the disks of template 9100, which are on node-local storage \(local-lvm\) of node pve1.*Set node to pve1, or clone: \{ full: true \}/,
+      ),
+    });
+    // Refused before the clone: PVE was never asked.
+    expect(sim.requestLog.filter((r) => r.path.endsWith("/clone"))).toEqual([]);
+    expect([...sim.model.vms.keys()]).toEqual([9100]);
+
+    const created = await createVm(ctx, resolve({ ...linked, node: "pve1" }));
+    expect(sim.model.vms.get(created.vmid)?.config["scsi0"]).toMatch(
+      /^local-lvm:base-9100-disk-0\/vm-\d+-disk-0,/,
+    );
+    await deleteVm(ctx, created);
+    expect([...sim.model.vms.keys()]).toEqual([9100]);
+  });
+});
