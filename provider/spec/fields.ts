@@ -153,6 +153,11 @@ const agentSchema = z.strictObject({
   type: z.enum(["virtio", "isa"]).optional(),
 });
 
+/** Whether a volume PVE allocated says what the `storage:1,…` request asked for. */
+const sameVolume =
+  (parse: (value: string | undefined) => unknown) => (current: unknown, wanted: string | number) =>
+    canonical(parse(text(current))) === canonical(parse(String(wanted)));
+
 /**
  * A disk created on the VM cannot be changed in place: PVE allocates a new volume and keeps the
  * old one as an unused disk, with the EFI variables or TPM state left behind on it.
@@ -393,8 +398,7 @@ export const FIELDS = {
     config: {
       key: "efidisk0",
       format: formatEfiDisk,
-      same: (current, wanted) =>
-        canonical(parseEfiDisk(text(current))) === canonical(parseEfiDisk(String(wanted))),
+      same: sameVolume(parseEfiDisk),
     },
     readBack: { from: "vm", read: ({ config }) => parseEfiDisk(text(config["efidisk0"])) },
     example: { valid: { storage: "local-lvm" }, invalid: { storage: "local-lvm", type: "8m" } },
@@ -410,8 +414,7 @@ export const FIELDS = {
     config: {
       key: "tpmstate0",
       format: formatTpm,
-      same: (current, wanted) =>
-        canonical(parseTpm(text(current))) === canonical(parseTpm(String(wanted))),
+      same: sameVolume(parseTpm),
     },
     readBack: { from: "vm", read: ({ config }) => parseTpm(text(config["tpmstate0"])) },
     example: { valid: { storage: "local-lvm" }, invalid: { storage: "local-lvm", version: "2" } },

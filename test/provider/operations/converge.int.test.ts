@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
+import { startSimulator, type Simulator, type SimulatorOptions } from "../../../simulator";
 import type { OperationContext } from "../../../provider/context";
 import { checkVm } from "../../../provider/operations/check";
 import { createVm } from "../../../provider/operations/create";
@@ -37,14 +37,19 @@ function resolve(extra: Record<string, unknown>): ResolvedInputs {
 
 let sim: Simulator;
 let ctx: OperationContext;
-beforeEach(async () => {
-  sim = await startSimulator({ guestBootMs: 20 });
+
+async function startWith(options: SimulatorOptions = {}): Promise<void> {
+  sim = await startSimulator({ guestBootMs: 20, ...options });
   const config: Record<string, string> = {
     "proxmox:endpoint": sim.url,
     "proxmox:apiToken": sim.apiToken,
     "proxmox:caCert": sim.caCertPem,
   };
   ctx = buildContext({ get: (key) => config[key] });
+}
+
+beforeEach(async () => {
+  await startWith();
   vi.spyOn(console, "log").mockImplementation(() => undefined);
 });
 afterEach(async () => {
@@ -173,8 +178,7 @@ describe("a linked clone", () => {
 describe("a linked clone of a template on node-local storage", () => {
   it("is refused for another node before any clone, naming what to set, and made on the template's node", async () => {
     await sim.close();
-    sim = await startSimulator({
-      guestBootMs: 20,
+    await startWith({
       templates: [
         {
           vmid: 9100,
@@ -190,12 +194,6 @@ describe("a linked clone of a template on node-local storage", () => {
         },
       ],
     });
-    const config: Record<string, string> = {
-      "proxmox:endpoint": sim.url,
-      "proxmox:apiToken": sim.apiToken,
-      "proxmox:caCert": sim.caCertPem,
-    };
-    ctx = buildContext({ get: (key) => config[key] });
     const linked = { template: 9100, clone: { full: false } };
 
     const refused = await createVm(ctx, resolve({ ...linked, node: "pve2" })).catch(
