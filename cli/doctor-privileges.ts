@@ -46,6 +46,11 @@ export function requirements(input: RequirementInput): Requirement[] {
   add("VM.Config.HWType", "/vms", "set machine, scsihw, vga, serial");
   add("VM.PowerMgmt", "/vms", "start, stop, shut down and reboot VMs");
   add(
+    "VM.Migrate",
+    "/vms",
+    "move a clone from its template's node, and a moved VM back (nodeDrift)",
+  );
+  add(
     input.pveMajor >= 9 ? "VM.GuestAgent.Audit|VM.GuestAgent.Unrestricted" : "VM.Monitor",
     "/vms",
     "read the guest agent's addresses",

@@ -4,12 +4,12 @@
  */
 import type { OperationContext } from "../context";
 import { PermanentError } from "../errors";
-import { diskStorages } from "../state/vm-facts";
+import { driveStorages } from "../state/vm-facts";
 import type { TemplateRef } from "./clone";
 
-/** The template to clone, and the storages its disks are on (what a linked clone shares). */
+/** The template to clone, and the storages its drives use (whether PVE clones it to another node). */
 export interface ResolvedTemplate extends TemplateRef {
-  readonly diskStorages: readonly string[];
+  readonly driveStorages: readonly string[];
 }
 
 export async function resolveTemplate(
@@ -39,5 +39,5 @@ export async function resolveTemplate(
       { node: chosen.node, vmid: chosen.vmid },
     );
   }
-  return { node: chosen.node, vmid: chosen.vmid, diskStorages: diskStorages(config) };
+  return { node: chosen.node, vmid: chosen.vmid, driveStorages: driveStorages(config) };
 }

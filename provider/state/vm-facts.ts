@@ -56,13 +56,17 @@ export function bootDisk(config: Readonly<Record<string, unknown>>): string | un
   return order.find(isDisk) ?? Object.keys(config).filter(isDisk).sort()[0];
 }
 
-/** The storages a VM's disks are on, its EFI and TPM disks included, CD-ROMs left out; each once. */
-export function diskStorages(config: Readonly<Record<string, unknown>>): string[] {
-  const isVolume = (key: string) => DISK_KEYS.test(key) || /^(efidisk|tpmstate)0$/.test(key);
+/**
+ * The storages a VM's drives use (disks, EFI and TPM disks, CD-ROM images), each once: PVE clones
+ * a VM to another node only when all of them are shared.
+ */
+export function driveStorages(config: Readonly<Record<string, unknown>>): string[] {
+  const isDrive = (key: string) => DISK_KEYS.test(key) || /^(efidisk|tpmstate)0$/.test(key);
   const storages = Object.keys(config)
-    .filter((key) => isVolume(key) && !String(config[key]).includes("media=cdrom"))
-    .map((key) => String(config[key]).split(":")[0] ?? "")
-    .filter((storage) => storage !== "" && storage !== "none");
+    .filter(isDrive)
+    .map((key) => String(config[key]).split(",")[0] ?? "")
+    .filter((volid) => volid.includes(":"))
+    .map((volid) => volid.split(":")[0] ?? "");
   return [...new Set(storages)];
 }
 

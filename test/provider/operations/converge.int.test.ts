@@ -202,7 +202,7 @@ describe("a linked clone of a template on node-local storage", () => {
     expect(refused).toMatchObject({
       code: "INVALID_PARAM",
       message: expect.stringMatching(
-        /^clone: a linked clone shares the disks of template 9100, which are on node-local storage \(local-lvm\) of node pve1.*Set node to pve1, or clone: \{ full: true \}/,
+        /^clone: a linked clone shares the drives of template 9100, which are on node-local storage \(local-lvm\) of node pve1.*Set node to pve1, or clone: \{ full: true \}/,
       ),
     });
     // Refused before the clone: PVE was never asked.

@@ -82,7 +82,9 @@ describe("configChanges of the firmware inputs", () => {
     expect(configChanges({ ...template, agent: "0" }, { agent: {}, network }, seen)).toEqual({
       agent: "1",
     });
-    expect(configChanges({ ...template, agent: "enabled=1" }, { agent: {}, network }, seen)).toEqual({});
+    expect(
+      configChanges({ ...template, agent: "enabled=1" }, { agent: {}, network }, seen),
+    ).toEqual({});
   });
 });
 

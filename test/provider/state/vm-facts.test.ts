@@ -3,7 +3,7 @@ import {
   bootDisk,
   cdromVolid,
   diskSizeGiB,
-  diskStorages,
+  driveStorages,
   formatNet0,
   guestRunning,
   parseNet0,
@@ -65,10 +65,10 @@ describe("disks", () => {
   });
 });
 
-describe("diskStorages", () => {
-  it("lists each storage of the VM's disks once, its EFI disk included, CD-ROMs and empty drives left out", () => {
+describe("driveStorages", () => {
+  it("lists each storage the VM's drives use once: disks, the EFI disk and CD-ROM images, not empty drives", () => {
     expect(
-      diskStorages({
+      driveStorages({
         scsi0: "shared:base-9000-disk-0,size=2G",
         scsi1: "local-lvm:base-9000-disk-1,size=8G",
         virtio0: "shared:base-9000-disk-2,size=1G",
@@ -77,7 +77,7 @@ describe("diskStorages", () => {
         sata0: "none,media=cdrom",
         net0: "virtio=BC:24:11:AA:BB:CC,bridge=vmbr0",
       }),
-    ).toEqual(["shared", "local-lvm", "ceph"]);
+    ).toEqual(["shared", "local-lvm", "ceph", "local"]);
   });
 });
 
