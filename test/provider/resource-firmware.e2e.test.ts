@@ -2,6 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../simulator";
+import { DEFAULT_TEMPLATES } from "../../simulator/model/defaults";
 import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 
@@ -14,7 +15,7 @@ interface Settings {
 const program = (s: Settings) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
 const uefi = new ProxmoxVm("uefi", {
-  node: "pve1", template: 9000, waitForIp: false,
+  node: "pve2", template: 9100, waitForIp: false,
   bios: "ovmf", efiDisk: { storage: "local-lvm" }, tpm: { storage: "local-lvm" },
   machine: ${JSON.stringify(s.machine)}, scsihw: "virtio-scsi-single", vga: ${JSON.stringify(s.vga)},
   serial: "socket", boot: ["scsi0", "net0"], agent: { fstrimClonedDisks: true },
@@ -46,10 +47,23 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
   const vmVolumes = () =>
     sim.model.storages
       .flatMap((s) => ["pve1", "pve2"].flatMap((node) => sim.model.volumes(node, s.storage)))
-      .filter((v) => v.vmid !== 9000 && v.vmid !== 9001 && v.content === "images");
+      .filter((v) => ![9000, 9001, 9100].includes(v.vmid ?? 0) && v.content === "images");
 
   beforeAll(async () => {
-    sim = await startSimulator({ guestBootMs: 20 });
+    // 9100's disk is on pve1's local-lvm: PVE clones it only there.
+    const local = {
+      vmid: 9100,
+      node: "pve1",
+      config: {
+        name: "local-base",
+        template: 1,
+        agent: "1",
+        scsi0: "local-lvm:base-9100-disk-0,size=2G",
+        boot: "order=scsi0",
+        net0: "virtio=BC:24:11:91:00:00,bridge=vmbr0",
+      },
+    };
+    sim = await startSimulator({ guestBootMs: 20, templates: [...DEFAULT_TEMPLATES, local] });
     engine = engineEnv();
     dir = await proxmoxStack(
       "firmware",
@@ -65,8 +79,10 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
     await sim.close();
   });
 
-  it("creates an OVMF VM with its EFI and TPM disks, and a linked clone on the template's base", async () => {
+  it("creates an OVMF VM from another node's local template, and a linked clone on the template's base", async () => {
     const { uefi, linked } = await outputs();
+    expect(sim.model.vms.get(uefi)?.node).toBe("pve2");
+    expect(sim.model.volumes("pve2", "local-lvm").filter((v) => v.vmid === uefi)).toHaveLength(3);
     expect(sim.model.vms.get(uefi)?.config).toMatchObject({
       bios: "ovmf",
       machine: "q35",
