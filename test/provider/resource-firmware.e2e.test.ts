@@ -5,6 +5,7 @@ import { startSimulator, type Simulator } from "../../simulator";
 import { DEFAULT_TEMPLATES } from "../../simulator/model/defaults";
 import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
+import { LOCAL_TEMPLATE } from "../support/local-template";
 
 interface Settings {
   readonly machine: string;
@@ -50,20 +51,10 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
       .filter((v) => ![9000, 9001, 9100].includes(v.vmid ?? 0) && v.content === "images");
 
   beforeAll(async () => {
-    // 9100's disk is on pve1's local-lvm: PVE clones it only there.
-    const local = {
-      vmid: 9100,
-      node: "pve1",
-      config: {
-        name: "local-base",
-        template: 1,
-        agent: "1",
-        scsi0: "local-lvm:base-9100-disk-0,size=2G",
-        boot: "order=scsi0",
-        net0: "virtio=BC:24:11:91:00:00,bridge=vmbr0",
-      },
-    };
-    sim = await startSimulator({ guestBootMs: 20, templates: [...DEFAULT_TEMPLATES, local] });
+    sim = await startSimulator({
+      guestBootMs: 20,
+      templates: [...DEFAULT_TEMPLATES, LOCAL_TEMPLATE],
+    });
     engine = engineEnv();
     dir = await proxmoxStack(
       "firmware",

@@ -9,6 +9,7 @@ import { readVm } from "../../../provider/operations/read";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
 import { updateVm } from "../../../provider/operations/update";
 import { buildContext } from "../../../provider/runtime";
+import { LOCAL_TEMPLATE } from "../../support/local-template";
 
 const base = {
   identity: { project: "int", stack: "test", name: "uefi" },
@@ -178,22 +179,7 @@ describe("a linked clone", () => {
 describe("a linked clone of a template on node-local storage", () => {
   it("is refused for another node before any clone, naming what to set, and made on the template's node", async () => {
     await sim.close();
-    await startWith({
-      templates: [
-        {
-          vmid: 9100,
-          node: "pve1",
-          config: {
-            name: "local-base",
-            template: 1,
-            agent: "1",
-            scsi0: "local-lvm:base-9100-disk-0,size=2G",
-            boot: "order=scsi0",
-            net0: "virtio=BC:24:11:91:00:00,bridge=vmbr0",
-          },
-        },
-      ],
-    });
+    await startWith({ templates: [LOCAL_TEMPLATE] });
     const linked = { template: 9100, clone: { full: false } };
 
     const refused = await createVm(ctx, resolve({ ...linked, node: "pve2" })).catch(

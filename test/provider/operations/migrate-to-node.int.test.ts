@@ -7,20 +7,7 @@ import { createVm } from "../../../provider/operations/create";
 import { deleteVm } from "../../../provider/operations/delete";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
 import { buildContext } from "../../../provider/runtime";
-
-/** A template whose disk is on pve1's local-lvm: PVE clones it only on pve1. */
-const LOCAL_TEMPLATE = {
-  vmid: 9100,
-  node: "pve1",
-  config: {
-    name: "local-base",
-    template: 1,
-    agent: "1",
-    scsi0: "local-lvm:base-9100-disk-0,size=2G",
-    boot: "order=scsi0",
-    net0: "virtio=BC:24:11:91:00:00,bridge=vmbr0",
-  },
-};
+import { LOCAL_TEMPLATE } from "../../support/local-template";
 
 const resolve = (extra: Record<string, unknown> = {}) =>
   checkVm(
