@@ -42,8 +42,14 @@ export function requirements(input: RequirementInput): Requirement[] {
   add("VM.Config.Network", "/vms", "set net0");
   add("VM.Config.Options", "/vms", "set name, description (the identity mark), tags, agent");
   add("VM.Config.CDROM", "/vms", "attach the cloud-init seed ISO (ide2)");
-  add("VM.Config.Disk", "/vms", "grow the boot disk (diskSize)");
+  add("VM.Config.Disk", "/vms", "grow the boot disk (diskSize); add efiDisk, tpm; set boot");
+  add("VM.Config.HWType", "/vms", "set machine, scsihw, vga, serial");
   add("VM.PowerMgmt", "/vms", "start, stop, shut down and reboot VMs");
+  add(
+    "VM.Migrate",
+    "/vms",
+    "move a clone from its template's node, and a moved VM back (nodeDrift)",
+  );
   add(
     input.pveMajor >= 9 ? "VM.GuestAgent.Audit|VM.GuestAgent.Unrestricted" : "VM.Monitor",
     "/vms",

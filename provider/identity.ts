@@ -18,7 +18,13 @@ export interface Placement {
   readonly template: string | number;
   readonly storage?: string | undefined;
   readonly isoStorage: string;
+  /** `{ full: false }` for a linked clone; a full clone, the default, may leave it out. */
+  readonly clone?: { readonly full: boolean } | undefined;
 }
+
+/** Whether the placement asks for a linked clone (a full copy is the default). */
+export const isLinked = (placement: Pick<Placement, "clone">): boolean =>
+  placement.clone?.full === false;
 
 export interface Owner {
   readonly project: string;
@@ -26,7 +32,10 @@ export interface Owner {
   readonly name: string;
 }
 
-/** 16 hex digits of sha256 over the owner and the placement. */
+/**
+ * 16 hex digits of sha256 over the owner and the placement. A linked clone adds a part; a full
+ * clone adds none, so a VM created before clone modes existed keeps its identity.
+ */
 export function identityOf(owner: Owner, placement: Placement): string {
   const canonical = JSON.stringify([
     owner.project,
@@ -36,6 +45,7 @@ export function identityOf(owner: Owner, placement: Placement): string {
     String(placement.template),
     placement.storage ?? "",
     placement.isoStorage,
+    ...(isLinked(placement) ? ["linked"] : []),
   ]);
   return createHash("sha256").update(canonical).digest("hex").slice(0, 16);
 }
@@ -75,6 +85,7 @@ const markSchema = z.object({
   template: z.union([z.string(), z.number()]),
   storage: z.string().optional(),
   isoStorage: z.string(),
+  clone: z.object({ full: z.boolean() }).optional(),
 });
 
 export type Mark = z.infer<typeof markSchema>;
@@ -91,6 +102,7 @@ export function markFor(identity: string, placement: Placement, phase: Phase): M
     template: placement.template,
     ...(placement.storage === undefined ? {} : { storage: placement.storage }),
     isoStorage: placement.isoStorage,
+    ...(isLinked(placement) ? { clone: { full: false } } : {}),
   };
 }
 
@@ -125,6 +137,7 @@ export function markMatches(mark: Mark, placement: Placement): boolean {
     mark.node === placement.node &&
     String(mark.template) === String(placement.template) &&
     (mark.storage ?? "") === (placement.storage ?? "") &&
-    mark.isoStorage === placement.isoStorage
+    mark.isoStorage === placement.isoStorage &&
+    isLinked(mark) === isLinked(placement)
   );
 }

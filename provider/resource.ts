@@ -84,6 +84,50 @@ export interface ProxmoxVmArgs {
   readonly tags?: pulumi.Input<ArgOf<"tags">>;
   /** The VM's notes in PVE; the provider appends its own mark below them. */
   readonly description?: pulumi.Input<ArgOf<"description">>;
+  /**
+   * Firmware: `seabios` or `ovmf` (UEFI, which needs `efiDisk`). A running VM takes it at its next
+   * reboot.
+   */
+  readonly bios?: pulumi.Input<ArgOf<"bios">>;
+  /**
+   * The EFI vars disk (efidisk0) for `bios: ovmf`. Added at the next reboot; cannot be changed
+   * once created.
+   */
+  readonly efiDisk?: pulumi.Input<ArgOf<"efiDisk">>;
+  /**
+   * A TPM state disk (tpmstate0), v2.0 by default. Added at the next reboot; cannot be changed
+   * once created.
+   */
+  readonly tpm?: pulumi.Input<ArgOf<"tpm">>;
+  /**
+   * Machine type: `q35` or `pc` (i440fx), optionally pinned, e.g. `pc-q35-8.1`. A running VM takes
+   * it at its next reboot.
+   */
+  readonly machine?: pulumi.Input<ArgOf<"machine">>;
+  /** The SCSI controller, e.g. `virtio-scsi-single`. A running VM takes it at its next reboot. */
+  readonly scsihw?: pulumi.Input<ArgOf<"scsihw">>;
+  /**
+   * The display, e.g. `std`, `virtio`, or `serial0` for cloud images. A running VM takes it at its
+   * next reboot.
+   */
+  readonly vga?: pulumi.Input<ArgOf<"vga">>;
+  /**
+   * The first serial port (serial0): `socket`, which cloud images log to, or a host device such as
+   * `/dev/ttyS0`.
+   */
+  readonly serial?: pulumi.Input<ArgOf<"serial">>;
+  /** Boot order, e.g. `["scsi0", "net0"]`. A running VM takes it at its next reboot. */
+  readonly boot?: pulumi.Input<ArgOf<"boot">>;
+  /**
+   * Guest agent options; the agent itself is always on, since the VM's addresses are read through
+   * it. A running VM takes a change at its next reboot.
+   */
+  readonly agent?: pulumi.Input<ArgOf<"agent">>;
+  /**
+   * `{ full: false }` clones linked to the template's disks (its storage must allow it; no
+   * `storage`). Default a full copy. Changing it replaces the VM.
+   */
+  readonly clone?: pulumi.Input<ArgOf<"clone">>;
   /** Whether the VM runs (default true). */
   readonly started?: pulumi.Input<ArgOf<"started">>;
   /** Wait for the guest agent to report an IPv4 address (default true). */

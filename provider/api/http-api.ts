@@ -13,6 +13,7 @@ import type {
   CloneRequest,
   ConfigUpdate,
   GuestInterface,
+  MigrateDisks,
   IsoUpload,
   NodeStorage,
   Permissions,
@@ -301,9 +302,21 @@ export class HttpProxmoxApi implements ProxmoxApi {
     return this.#power(node, vmid, "reboot");
   }
 
-  migrateVm(node: string, vmid: number, target: string, online: boolean): Promise<Upid> {
+  migrateVm(
+    node: string,
+    vmid: number,
+    target: string,
+    online: boolean,
+    disks?: MigrateDisks,
+  ): Promise<Upid> {
+    const form = defined({
+      target,
+      online,
+      "with-local-disks": disks?.withLocalDisks,
+      targetstorage: disks?.targetStorage,
+    });
     return this.#request("POST", ["nodes", node, "qemu", vmid, "migrate"], schemas.upidSchema, {
-      form: { target, online },
+      form,
     });
   }
 

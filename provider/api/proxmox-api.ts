@@ -120,6 +120,14 @@ export interface CloneRequest {
   readonly full: boolean;
 }
 
+/** What a migration does with disks on node-local storage. */
+export interface MigrateDisks {
+  /** Copy them to the target (PVE's `with-local-disks`). */
+  readonly withLocalDisks: boolean;
+  /** The target's storage for them (PVE's `targetstorage`; default: the same storage id). */
+  readonly targetStorage?: string | undefined;
+}
+
 /** Values PVE accepts in a form body: booleans are sent as 1/0. */
 export type PveParams = Readonly<Record<string, string | number | boolean>>;
 
@@ -172,7 +180,13 @@ export interface ProxmoxApi {
   shutdownVm(node: string, vmid: number, timeoutSeconds?: number): Promise<Upid>;
   rebootVm(node: string, vmid: number): Promise<Upid>;
   /** POST …/migrate: moves the VM to `target` (live when `online` and running). */
-  migrateVm(node: string, vmid: number, target: string, online: boolean): Promise<Upid>;
+  migrateVm(
+    node: string,
+    vmid: number,
+    target: string,
+    online: boolean,
+    disks?: MigrateDisks,
+  ): Promise<Upid>;
   /** DELETE …/qemu/{vmid} with purge and destroy-unreferenced-disks. */
   destroyVm(node: string, vmid: number): Promise<Upid>;
   /** PUT …/resize: `size` is PVE's syntax, e.g. `20G` (absolute). Null on PVE 7 (sync). */

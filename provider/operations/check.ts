@@ -27,7 +27,8 @@ export function checkVm(
         .flatMap((issue) => failuresOf(issue, news));
 
   failures.push(...saidTwice(news));
-  if (parsed.success) failures.push(...refusedChanges(olds, parsed.data));
+  if (parsed.success)
+    failures.push(...refusedChanges(olds, parsed.data), ...conflicts(parsed.data));
 
   // Keep `__provider` and unknown values as they came; otherwise store the normalised inputs.
   const inputs =
@@ -65,6 +66,18 @@ function saidTwice(news: Readonly<Record<string, unknown>>): CheckFailure[] {
           `is the shorthand of ${full}.${shorthand}, and ${full} is set too: write it once, ` +
           `as ${full}: { ${shorthand}: ${JSON.stringify(news[shorthand])} } without ${shorthand}`,
       }));
+  });
+}
+
+/** Combinations of inputs PVE cannot take (OVMF without an EFI disk), as the spec refuses them. */
+function conflicts(news: Readonly<Record<string, unknown>>): CheckFailure[] {
+  return FIELD_NAMES.flatMap((property) => {
+    const spec = FIELDS[property];
+    const now = news[property];
+    if (!("conflict" in spec) || now === undefined || containsUnknown(now)) return [];
+    const conflict = spec.conflict as (now: unknown, inputs: typeof news) => string | undefined;
+    const reason = conflict(now, news);
+    return reason === undefined ? [] : [{ property, reason }];
   });
 }
 

@@ -34,6 +34,8 @@ export interface CloneNewRequest {
   readonly template: TemplateRef;
   readonly node: string;
   readonly storage?: string | undefined;
+  /** A full copy of the disks; false for a linked clone on the template's base volumes. */
+  readonly full: boolean;
   readonly vmName: string;
   readonly description: string;
   readonly probe: readonly number[];
@@ -152,7 +154,9 @@ async function dispatchAt(
   let answerLost = false;
   for (let attempt = 1; ; attempt++) {
     try {
-      ctx.progress(`VM ${vmid} on ${request.node}: cloning template ${request.template.vmid}`);
+      ctx.progress(
+        `VM ${vmid} on ${request.node}: ${request.full ? "cloning" : "linked-cloning"} template ${request.template.vmid}`,
+      );
       const upid = await ctx.api.cloneVm({
         node: request.template.node,
         vmid: request.template.vmid,
@@ -161,7 +165,7 @@ async function dispatchAt(
         description: request.description,
         target: request.node === request.template.node ? undefined : request.node,
         storage: request.storage,
-        full: true,
+        full: request.full,
       });
       return { kind: "dispatched", vmid, upid };
     } catch (error) {

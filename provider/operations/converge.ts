@@ -179,9 +179,9 @@ function configChanges(
   naming: Naming,
   seen: { mac: string | undefined; seedVolid: string },
 ): Record<string, string | number> {
+  // The spec's `agent` entry keeps the guest agent on: it reports the addresses.
   const set = specChanges(config, desired, seen);
-  // The guest agent reports the addresses; the seed drive carries cloud-init.
-  if (!String(config.agent ?? "").match(/^(1|enabled=1)/)) set["agent"] = "1";
+  // The seed drive carries cloud-init.
   if (cdromVolid(config.ide2) !== seen.seedVolid) set["ide2"] = `${seen.seedVolid},media=cdrom`;
   // The description carries the VM's mark below the user's text: written whole, as one.
   const phase = readMark(config.description)?.phase ?? "creating";

@@ -14,6 +14,7 @@ import { VmInitError } from "../vm-init-error";
 import { cloneNew } from "./clone";
 import { converge, type VmLocation } from "./converge";
 import { findOwnVm } from "./find-own-vm";
+import { migrateToNode } from "./migrate-to-node";
 import { observe } from "./observe";
 import { namingOf, type ResolvedInputs } from "./resolved-inputs";
 import { preflight } from "./preflight";
@@ -70,11 +71,14 @@ export async function createVm(
     vm = { node: own.node, vmid: own.vmid };
   } else {
     // What only the API can check (node, storages, template) fails here, before anything exists.
-    const template = await preflight(ctx, inputs);
+    const plan = await preflight(ctx, inputs);
+    const viaTemplateNode = plan.migrateTo !== undefined;
     vm = await cloneNew(ctx, {
-      template,
-      node: inputs.node,
-      storage: inputs.storage,
+      template: plan.template,
+      node: viaTemplateNode ? plan.template.node : inputs.node,
+      // Cloned on the template's node, the disks stay on its storages until the migration.
+      storage: viaTemplateNode ? undefined : inputs.storage,
+      full: inputs.clone.full,
       vmName: naming.vmName,
       description: describe(
         typeof inputs.description === "string" ? inputs.description : undefined,
@@ -84,6 +88,12 @@ export async function createVm(
       range: inputs.vmidRange,
       cloneBudgetMs: inputs.timeouts.cloneMs,
     });
+  }
+
+  // A clone made on its template's node (node-local disks) moves to its own node before anything
+  // else; a resumed create whose clone was made there moves it now.
+  if (own?.mark.phase !== "complete" && vm.node !== inputs.node) {
+    vm = await migrateToNode(ctx, vm, inputs, inputs.timeouts.cloneMs);
   }
 
   try {

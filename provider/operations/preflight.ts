@@ -11,15 +11,22 @@
 import type { NodeStorage } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { PermanentError, isPermanent } from "../errors";
-import type { TemplateRef } from "./clone";
+import { isLinked } from "../identity";
 import type { ResolvedInputs } from "./resolved-inputs";
-import { resolveTemplate } from "./resolve-template";
+import { resolveTemplate, type ResolvedTemplate } from "./resolve-template";
 
-/** Resolves with the template to clone, found on the way, so create does not look it up again. */
-export async function preflight(
-  ctx: OperationContext,
-  inputs: ResolvedInputs,
-): Promise<TemplateRef> {
+/** How create makes the VM: the template to clone, found on the way, and where to clone it. */
+export interface ClonePlan {
+  readonly template: ResolvedTemplate;
+  /**
+   * Set when the clone's disks would be on node-local storage of another node than the
+   * template's, which PVE's clone refuses ("VM uses local storage"): the full clone is made on
+   * the template's node and then migrated offline, with its local disks, to this node.
+   */
+  readonly migrateTo?: string | undefined;
+}
+
+export async function preflight(ctx: OperationContext, inputs: ResolvedInputs): Promise<ClonePlan> {
   const { node } = inputs;
   const nodes = await ctx.api.nodes();
   const found = nodes.find((n) => n.node === node);
@@ -44,8 +51,9 @@ export async function preflight(
   }
   usable(storages, { property: "isoStorage", id: inputs.isoStorage, content: "iso", node });
 
+  let template: ResolvedTemplate;
   try {
-    return await resolveTemplate(ctx, inputs.template, node);
+    template = await resolveTemplate(ctx, inputs.template, node);
   } catch (error) {
     if (!isPermanent(error) || (error.code !== "NOT_FOUND" && error.code !== "INVALID_PARAM")) {
       throw error;
@@ -57,6 +65,27 @@ export async function preflight(
       { cause: error },
     );
   }
+  if (template.node === node) return { template };
+  // PVE's clone_vm decides by the source's storages, whatever `storage` the copy goes to.
+  const local = template.driveStorages.filter(
+    (id) => storages.find((s) => s.storage === id)?.shared !== true,
+  );
+  if (local.length === 0) return { template };
+  if (isLinked(inputs)) refuseLinked(template, local, node);
+  return { template, migrateTo: node };
+}
+
+/**
+ * A linked clone shares the template's disks, so it can live on another node only when they are
+ * on shared storage, and PVE refuses to migrate it off its base: there is no way to make it there.
+ */
+function refuseLinked(template: ResolvedTemplate, local: readonly string[], node: string): never {
+  throw invalid(
+    node,
+    `clone: a linked clone shares the drives of template ${template.vmid}, which are on ` +
+      `node-local storage (${local.join(", ")}) of node ${template.node}, so it can only be made ` +
+      `there. Set node to ${template.node}, or clone: { full: true } for a full copy.`,
+  );
 }
 
 function usable(

@@ -4,13 +4,19 @@
  */
 import type { OperationContext } from "../context";
 import { PermanentError } from "../errors";
+import { driveStorages } from "../state/vm-facts";
 import type { TemplateRef } from "./clone";
+
+/** The template to clone, and the storages its drives use (whether PVE clones it to another node). */
+export interface ResolvedTemplate extends TemplateRef {
+  readonly driveStorages: readonly string[];
+}
 
 export async function resolveTemplate(
   ctx: OperationContext,
   template: string | number,
   preferNode: string,
-): Promise<TemplateRef> {
+): Promise<ResolvedTemplate> {
   const vms = (await ctx.listVms()).filter((vm) => vm.type === "qemu");
   const matches =
     typeof template === "number"
@@ -33,5 +39,5 @@ export async function resolveTemplate(
       { node: chosen.node, vmid: chosen.vmid },
     );
   }
-  return { node: chosen.node, vmid: chosen.vmid };
+  return { node: chosen.node, vmid: chosen.vmid, driveStorages: driveStorages(config) };
 }

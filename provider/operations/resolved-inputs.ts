@@ -18,12 +18,7 @@ export interface Naming {
 }
 
 export function namingOf(inputs: ResolvedInputs): Naming {
-  const placement: Placement = {
-    node: inputs.node,
-    template: inputs.template,
-    storage: inputs.storage,
-    isoStorage: inputs.isoStorage,
-  };
+  const placement = placementOf(inputs);
   const identity = identityOf(inputs.identity, placement);
   const vmName =
     typeof inputs.name === "string" ? inputs.name : vmNameFor(inputs.identity, identity);
@@ -36,13 +31,18 @@ export function namingFromState(
   inputs: ResolvedInputs,
 ): Naming {
   return {
-    placement: {
-      node: inputs.node,
-      template: inputs.template,
-      storage: inputs.storage,
-      isoStorage: inputs.isoStorage,
-    },
+    placement: placementOf(inputs),
     identity: state.identityHash,
     vmName: state.vmName,
+  };
+}
+
+function placementOf(inputs: ResolvedInputs): Placement {
+  return {
+    node: inputs.node,
+    template: inputs.template,
+    storage: inputs.storage,
+    isoStorage: inputs.isoStorage,
+    clone: inputs.clone,
   };
 }

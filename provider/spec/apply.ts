@@ -107,7 +107,9 @@ export function observedInputs(
     const readBack = FIELDS[name].readBack;
     const input = inputs[name];
     if (readBack.from === "mark") {
-      out[name] = mark ? (mark as Readonly<Record<string, unknown>>)[name] : input;
+      // The mark leaves a default out (a full clone has no `clone`): it reads as the default.
+      const recorded = mark ? (mark as Readonly<Record<string, unknown>>)[name] : input;
+      out[name] = recorded ?? ("default" in FIELDS[name] ? FIELDS[name].default : undefined);
     } else if (readBack.from === "vm") {
       const read = readBack.read as (vm: ObservedVm, input: unknown) => unknown;
       out[name] = input === undefined ? undefined : read(vm, input);

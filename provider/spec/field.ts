@@ -83,6 +83,15 @@ export interface FieldSpec<S extends z.ZodType = z.ZodType> {
   readonly normalize?: (value: unknown) => unknown;
   /** A change PVE cannot make, refused by `check` with this reason (a disk shrink). */
   readonly refuse?: (old: unknown, now: z.output<S>) => string | undefined;
+  /**
+   * A combination with other inputs PVE cannot take (OVMF without an EFI disk), refused by
+   * `check` with this reason, which names the other input. Unknown values are the caller's to
+   * skip: `check` passes the parsed inputs, where a preview may still hold unknowns.
+   */
+  readonly conflict?: (
+    now: z.output<S>,
+    inputs: Readonly<Record<string, unknown>>,
+  ) => string | undefined;
   /** The schema of the value in the stored state (lenient: the state only has to be read). */
   readonly stored: z.ZodType;
   readonly config?: ConfigKey<z.output<S>>;

@@ -56,6 +56,20 @@ export function bootDisk(config: Readonly<Record<string, unknown>>): string | un
   return order.find(isDisk) ?? Object.keys(config).filter(isDisk).sort()[0];
 }
 
+/**
+ * The storages a VM's drives use (disks, EFI and TPM disks, CD-ROM images), each once: PVE clones
+ * a VM to another node only when all of them are shared.
+ */
+export function driveStorages(config: Readonly<Record<string, unknown>>): string[] {
+  const isDrive = (key: string) => DISK_KEYS.test(key) || /^(efidisk|tpmstate)0$/.test(key);
+  const storages = Object.keys(config)
+    .filter(isDrive)
+    .map((key) => String(config[key]).split(",")[0] ?? "")
+    .filter((volid) => volid.includes(":"))
+    .map((volid) => volid.split(":")[0] ?? "");
+  return [...new Set(storages)];
+}
+
 /** `shared:vm-100-disk-0,size=20G` → 20 (GiB, rounded up). */
 export function diskSizeGiB(value: string | undefined): number | undefined {
   const match = value?.match(/(?:^|,)size=(\d+(?:\.\d+)?)([KMGT]?)(?:,|$)/);

@@ -22,18 +22,18 @@ const ROLES: Readonly<Record<number, string>> = {
   7:
     'pveum role add PulumiProxmox -privs "Datastore.Allocate Datastore.AllocateSpace ' +
     "Datastore.AllocateTemplate Datastore.Audit Sys.Audit VM.Allocate VM.Audit VM.Clone " +
-    "VM.Config.CDROM VM.Config.CPU VM.Config.Disk VM.Config.Memory VM.Config.Network " +
-    'VM.Config.Options VM.Monitor VM.PowerMgmt"',
+    "VM.Config.CDROM VM.Config.CPU VM.Config.Disk VM.Config.HWType VM.Config.Memory VM.Config.Network " +
+    'VM.Config.Options VM.Migrate VM.Monitor VM.PowerMgmt"',
   8:
     'pveum role add PulumiProxmox -privs "Datastore.Allocate Datastore.AllocateSpace ' +
     "Datastore.AllocateTemplate Datastore.Audit SDN.Use Sys.Audit VM.Allocate VM.Audit VM.Clone " +
-    "VM.Config.CDROM VM.Config.CPU VM.Config.Disk VM.Config.Memory VM.Config.Network " +
-    'VM.Config.Options VM.Monitor VM.PowerMgmt"',
+    "VM.Config.CDROM VM.Config.CPU VM.Config.Disk VM.Config.HWType VM.Config.Memory VM.Config.Network " +
+    'VM.Config.Options VM.Migrate VM.Monitor VM.PowerMgmt"',
   9:
     'pveum role add PulumiProxmox -privs "Datastore.Allocate Datastore.AllocateSpace ' +
     "Datastore.AllocateTemplate Datastore.Audit SDN.Use Sys.Audit VM.Allocate VM.Audit VM.Clone " +
-    "VM.Config.CDROM VM.Config.CPU VM.Config.Disk VM.Config.Memory VM.Config.Network " +
-    'VM.Config.Options VM.GuestAgent.Audit VM.PowerMgmt"',
+    "VM.Config.CDROM VM.Config.CPU VM.Config.Disk VM.Config.HWType VM.Config.Memory VM.Config.Network " +
+    'VM.Config.Options VM.GuestAgent.Audit VM.Migrate VM.PowerMgmt"',
 };
 
 /** What the provider needs against the default simulator: template 9000 on pve1. */

@@ -28,6 +28,18 @@ describe("identity", () => {
     expect(identityOf(owner, { ...placement, ...change })).not.toBe(identityOf(owner, placement));
   });
 
+  it("is what 0.1.0 computed for a full clone, so VMs it created keep their identity", () => {
+    // sha256 of ["infra","prod","web-1","pve1","9000","","local"], as released.
+    expect(identityOf(owner, placement)).toBe("5cea119bc10ae3b7");
+    expect(identityOf(owner, { ...placement, clone: { full: true } })).toBe("5cea119bc10ae3b7");
+  });
+
+  it("changes for a linked clone, so a change of clone mode is a replacement that never adopts", () => {
+    expect(identityOf(owner, { ...placement, clone: { full: false } })).not.toBe(
+      identityOf(owner, placement),
+    );
+  });
+
   it("changes with the stack, so two stacks never share a VM", () => {
     expect(identityOf({ ...owner, stack: "dev" }, placement)).not.toBe(
       identityOf(owner, placement),
@@ -71,5 +83,20 @@ describe("mark", () => {
   it("matches only the placement it was written for", () => {
     expect(markMatches(mark, placement)).toBe(true);
     expect(markMatches(mark, { ...placement, template: 9001 })).toBe(false);
+    expect(markMatches(mark, { ...placement, clone: { full: false } })).toBe(false);
+  });
+
+  it("records a linked clone, and leaves a full clone as 0.1.0 wrote it", () => {
+    expect(mark).not.toHaveProperty("clone");
+    expect(
+      markFor("0123456789abcdef", { ...placement, clone: { full: true } }, "creating"),
+    ).toEqual(mark);
+    const linked = markFor(
+      "0123456789abcdef",
+      { ...placement, clone: { full: false } },
+      "creating",
+    );
+    expect(readMark(describeVm(undefined, linked))).toEqual({ ...mark, clone: { full: false } });
+    expect(markMatches(linked, { ...placement, clone: { full: false } })).toBe(true);
   });
 });

@@ -194,6 +194,53 @@ describe("checkVm", () => {
     ]);
   });
 
+  it("refuses OVMF without an EFI disk, naming both", () => {
+    const { failures } = checkVm({}, { ...valid, bios: "ovmf" });
+    expect(failures).toEqual([
+      {
+        property: "bios",
+        reason: expect.stringMatching(/bios "ovmf" needs an EFI disk.*set efiDisk/),
+      },
+    ]);
+    const withDisk = checkVm({}, { ...valid, bios: "ovmf", efiDisk: { storage: "local-lvm" } });
+    expect(withDisk.failures).toEqual([]);
+    expect(withDisk.inputs["efiDisk"]).toEqual({
+      storage: "local-lvm",
+      preEnrolledKeys: true,
+      type: "4m",
+    });
+  });
+
+  it("refuses a linked clone with a disk storage, which PVE's clone refuses", () => {
+    const { failures } = checkVm({}, { ...valid, clone: { full: false }, storage: "fast" });
+    expect(failures).toEqual([
+      { property: "clone", reason: expect.stringMatching(/PVE refuses storage.*remove storage/) },
+    ]);
+    expect(checkVm({}, { ...valid, clone: { full: true }, storage: "fast" }).failures).toEqual([]);
+    // Known once the storage is known: the preview does not guess.
+    expect(checkVm({}, { ...valid, clone: { full: false }, storage: UNKNOWN }).failures).toEqual(
+      [],
+    );
+  });
+
+  it("refuses a change of an EFI or TPM disk once created, and allows adding one", () => {
+    const efiDisk = { storage: "local-lvm", preEnrolledKeys: true, type: "4m" };
+    const olds = { ...valid, bios: "ovmf", efiDisk };
+    const moved = checkVm(olds, { ...olds, efiDisk: { storage: "ceph" } });
+    expect(moved.failures).toEqual([
+      { property: "efiDisk", reason: expect.stringMatching(/cannot be changed once created/) },
+    ]);
+    expect(checkVm(olds, { ...olds, efiDisk: { storage: "local-lvm" } }).failures).toEqual([]);
+    expect(checkVm(valid, { ...valid, tpm: { storage: "local-lvm" } }).failures).toEqual([]);
+  });
+
+  it("names the machine type PVE expects for i440fx", () => {
+    expect(checkVm({}, { ...valid, machine: "i440fx" }).failures).toEqual([
+      { property: "machine", reason: expect.stringMatching(/q35, pc \(i440fx\)/) },
+    ]);
+    expect(checkVm({}, { ...valid, machine: "pc-i440fx-8.1+pve1" }).failures).toEqual([]);
+  });
+
   it("tolerates values that are unknown during preview", () => {
     const result = checkVm({}, { ...valid, node: UNKNOWN, network: { mac: UNKNOWN } });
     expect(result.failures).toEqual([]);

@@ -90,6 +90,77 @@ describe("managedKeys", () => {
   });
 });
 
+describe("configChanges of the firmware inputs", () => {
+  const ovmfVm = {
+    ...template,
+    agent: "enabled=1,fstrim_cloned_disks=1",
+    bios: "ovmf",
+    efidisk0: "local-lvm:vm-100-disk-1,efitype=4m,pre-enrolled-keys=1,size=4M",
+    tpmstate0: "local-lvm:vm-100-disk-2,size=4M,version=v2.0",
+    machine: "type=q35,viommu=intel",
+    vga: "serial0,memory=16",
+    boot: "order=scsi0;net0",
+  };
+  const firmware = {
+    network,
+    agent: { fstrimClonedDisks: true },
+    bios: "ovmf",
+    efiDisk: { storage: "local-lvm", preEnrolledKeys: true, type: "4m" },
+    tpm: { storage: "local-lvm", version: "v2.0" },
+    machine: "q35",
+    vga: "serial0",
+    boot: ["scsi0", "net0"],
+  } as const;
+
+  it("reads PVE's allocated volumes and its own spellings as what the program asked for", () => {
+    expect(configChanges(ovmfVm, firmware, seen)).toEqual({});
+  });
+
+  it("writes what a plain template lacks: new EFI and TPM disks, firmware, machine, agent options", () => {
+    expect(configChanges({ ...template, agent: "1" }, firmware, seen)).toEqual({
+      agent: "enabled=1,fstrim_cloned_disks=1",
+      bios: "ovmf",
+      efidisk0: "local-lvm:1,efitype=4m,pre-enrolled-keys=1",
+      tpmstate0: "local-lvm:1,version=v2.0",
+      machine: "q35",
+      vga: "serial0",
+      boot: "order=scsi0;net0",
+    });
+  });
+
+  it("turns the guest agent on when the template has it off, with no option set", () => {
+    expect(configChanges({ ...template, agent: "0" }, { agent: {}, network }, seen)).toEqual({
+      agent: "1",
+    });
+    expect(
+      configChanges({ ...template, agent: "enabled=1" }, { agent: {}, network }, seen),
+    ).toEqual({});
+  });
+});
+
+describe("waitingKeys of the firmware inputs", () => {
+  it("keeps every firmware key for the next reboot, whatever hotplug allows", () => {
+    // qemu-server hot-plugs none of these: a running VM keeps them under /pending.
+    const desired = {
+      network,
+      agent: { fstrimClonedDisks: true },
+      bios: "ovmf",
+      efiDisk: { storage: "local-lvm", preEnrolledKeys: true, type: "4m" },
+      tpm: { storage: "local-lvm", version: "v2.0" },
+      machine: "q35",
+      scsihw: "virtio-scsi-single",
+      vga: "serial0",
+      serial: "socket",
+      boot: ["scsi0", "net0"],
+    } as const;
+    const keys = ["bios", "efidisk0", "tpmstate0", "machine", "scsihw", "vga", "serial0", "boot"];
+    const current = { hotplug: "network,disk,usb,cpu,memory", numa: 1 };
+    expect(waitingKeys([...keys, "agent"], desired, seen, current).sort()).toEqual(
+      [...keys, "agent"].sort(),
+    );
+  });
+});
+
 describe("observedInputs", () => {
   const mark = markFor(
     "0123456789abcdef",
@@ -114,7 +185,18 @@ describe("observedInputs", () => {
       waitForIp: true,
       network,
     });
+    expect(observed.clone).toEqual({ full: true });
     expect(observed.memory).toBeUndefined();
     expect(observed.tags).toBeUndefined();
+  });
+
+  it("reads a linked clone from the mark that records it", () => {
+    const linked = markFor(
+      "0123456789abcdef",
+      { node: "pve1", template: 9000, isoStorage: "local", clone: { full: false } },
+      "complete",
+    );
+    const observed = observedInputs({ config: template, running: true }, linked, { network });
+    expect(observed.clone).toEqual({ full: false });
   });
 });

@@ -51,7 +51,7 @@ describe("the spec", () => {
   it("reads placement back from the keys the VM's mark records", () => {
     const mark = markFor(
       "0123456789abcdef",
-      { node: "pve1", template: 9000, storage: "s", isoStorage: "i" },
+      { node: "pve1", template: 9000, storage: "s", isoStorage: "i", clone: { full: false } },
       "complete",
     );
     const placement = FIELD_NAMES.filter((name) => FIELDS[name].readBack.from === "mark");

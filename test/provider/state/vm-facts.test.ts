@@ -3,6 +3,7 @@ import {
   bootDisk,
   cdromVolid,
   diskSizeGiB,
+  driveStorages,
   formatNet0,
   guestRunning,
   parseNet0,
@@ -61,6 +62,22 @@ describe("disks", () => {
     ["shared:vm-100-disk-0", undefined],
   ])("reads the size of %s as %s GiB", (value, expected) => {
     expect(diskSizeGiB(value)).toBe(expected);
+  });
+});
+
+describe("driveStorages", () => {
+  it("lists each storage the VM's drives use once: disks, the EFI disk and CD-ROM images, not empty drives", () => {
+    expect(
+      driveStorages({
+        scsi0: "shared:base-9000-disk-0,size=2G",
+        scsi1: "local-lvm:base-9000-disk-1,size=8G",
+        virtio0: "shared:base-9000-disk-2,size=1G",
+        efidisk0: "ceph:base-9000-disk-3,efitype=4m,size=1M",
+        ide2: "local:iso/seed.iso,media=cdrom",
+        sata0: "none,media=cdrom",
+        net0: "virtio=BC:24:11:AA:BB:CC,bridge=vmbr0",
+      }),
+    ).toEqual(["shared", "local-lvm", "ceph", "local"]);
   });
 });
 

@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PermanentError } from "../../../provider/errors";
+import { diffVm } from "../../../provider/operations/diff";
+import { namingOf, type ResolvedInputs } from "../../../provider/operations/resolved-inputs";
 import {
   parseVmState,
   unobservedVmState,
@@ -42,6 +44,17 @@ describe("parseVmState", () => {
     const stored = fixture("partial-create");
     const state = parseVmState(stored) as Record<string, unknown>;
     for (const key of Object.keys(stored)) expect(state[key], key).toEqual(stored[key]);
+  });
+
+  it("reads 0.1.0's VM as a full clone with the agent as it was, under the identity it was created with", () => {
+    const stored = fixture("complete");
+    const state = parseVmState(stored);
+    expect(state).toMatchObject({ clone: { full: true }, agent: {} });
+    expect(namingOf(state as unknown as ResolvedInputs).identity).toBe(stored["identityHash"]);
+    // The same program after the upgrade: no replacement, no update.
+    expect(diffVm(stored, state as unknown as Record<string, unknown>)).toMatchObject({
+      changes: false,
+    });
   });
 
   it("reads the partial state this release writes after a failed step", () => {
