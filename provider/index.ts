@@ -4,7 +4,13 @@
  * Note for maintainers: Pulumi's closure serializer finds this package's root by resolving the
  * bare name `pulumi-proxmox`, so the "." export must always resolve to a real file.
  */
-export { ProxmoxVm, type CloudInitArgs, type NetworkArgs, type ProxmoxVmArgs } from "./resource";
+export {
+  ProxmoxVm,
+  type CloudInitArgs,
+  type DiskArgs,
+  type NetworkArgs,
+  type ProxmoxVmArgs,
+} from "./resource";
 export {
   ERROR_CODES,
   PermanentError,

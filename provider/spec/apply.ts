@@ -5,7 +5,7 @@
  */
 import type { VmConfig } from "../api/proxmox-api";
 import type { Mark } from "../identity";
-import type { ConfigKey, ObservedVm, Seen } from "./field";
+import type { ConfigKey, ConfigKeys, ObservedVm, Seen } from "./field";
 import { FIELDS, FIELD_NAMES, type FieldName } from "./fields";
 
 type Values = Readonly<Partial<Record<FieldName, unknown>>>;
@@ -20,13 +20,32 @@ export function configChanges(
   for (const name of FIELD_NAMES) {
     const spec = FIELDS[name];
     const value = desired[name];
-    if (!("config" in spec) || value === undefined) continue;
-    const mapping = spec.config as ConfigKey<unknown>;
-    const wanted = mapping.format(value, seen);
-    const same = mapping.same ?? sameText;
-    if (!same(config[mapping.key], wanted)) set[mapping.key] = wanted;
+    if (value === undefined) continue;
+    if ("config" in spec) {
+      const mapping = spec.config as ConfigKey<unknown>;
+      const wanted = mapping.format(value, seen);
+      const same = mapping.same ?? sameText;
+      if (!same(config[mapping.key], wanted)) set[mapping.key] = wanted;
+    }
+    if ("configKeys" in spec) {
+      const mapping = spec.configKeys as ConfigKeys<unknown>;
+      const same = mapping.same ?? ((_key: string, current, wanted) => sameText(current, wanted));
+      for (const [key, wanted] of Object.entries(mapping.format(value, seen)))
+        if (!same(key, config[key], wanted)) set[key] = wanted;
+    }
   }
   return set;
+}
+
+/** The config keys the set inputs want gone and PVE still has (a disk marked `remove`). */
+export function configDeletes(config: VmConfig, desired: Values): string[] {
+  return FIELD_NAMES.flatMap((name) => {
+    const spec = FIELDS[name];
+    const value = desired[name];
+    if (!("configRemoves" in spec) || value === undefined) return [];
+    const removes = spec.configRemoves as (value: unknown) => readonly string[];
+    return removes(value).filter((key) => config[key] !== undefined);
+  });
 }
 
 /** Whether any of these config keys holds a change a running VM takes only at its reboot. */

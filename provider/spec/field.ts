@@ -40,6 +40,8 @@ export type ReadBack<T> =
 export interface Seen {
   /** The MAC of net0 as PVE generated it, kept unless the user pins one. */
   readonly mac: string | undefined;
+  /** The VM's config as converge read it: a disk written again keeps the volume PVE allocated. */
+  readonly config?: VmConfig;
 }
 
 /** The PVE config key a field is written to, and how. */
@@ -48,6 +50,14 @@ export interface ConfigKey<T> {
   readonly format: (value: T, seen: Seen) => string | number;
   /** Whether PVE's current value already says what `wanted` says (default: the same text). */
   readonly same?: (current: unknown, wanted: string | number) => boolean;
+}
+
+/** A field written to several PVE keys (disks → scsi0, scsi1; NICs → net0, net1). */
+export interface ConfigKeys<T> {
+  /** The keys and values the field wants now. */
+  readonly format: (value: T, seen: Seen) => Readonly<Record<string, string | number>>;
+  /** Whether PVE's current value of `key` already says what `wanted` says (default: same text). */
+  readonly same?: (key: string, current: unknown, wanted: string | number) => boolean;
 }
 
 export interface FieldSpec<S extends z.ZodType = z.ZodType> {
@@ -69,6 +79,9 @@ export interface FieldSpec<S extends z.ZodType = z.ZodType> {
   /** The schema of the value in the stored state (lenient: the state only has to be read). */
   readonly stored: z.ZodType;
   readonly config?: ConfigKey<z.output<S>>;
+  readonly configKeys?: ConfigKeys<z.output<S>>;
+  /** The keys the field wants gone (a disk marked `remove`), deleted while PVE still has them. */
+  readonly configRemoves?: (value: z.output<S>) => readonly string[];
   readonly readBack: ReadBack<z.output<S>>;
   /** A value `check` accepts and one it refuses: the spec's test runs both. */
   readonly example: { readonly valid: unknown; readonly invalid: unknown };

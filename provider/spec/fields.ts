@@ -4,10 +4,20 @@
  * from it (docs/design.md, "One spec per input").
  */
 import { z } from "zod";
+import { storageId } from "../formats";
 import { userDescription } from "../identity";
 import { kindOf, normalizeTags } from "../inputs";
 import { CloudInitInputSchema } from "../seed/inputs";
 import { bootDisk, diskSizeGiB, formatNet0, parseNet0, parseTags } from "../state/vm-facts";
+import {
+  diskGiB,
+  disksSchema,
+  formatDisks,
+  readDisks,
+  refuseDisks,
+  removedDisks,
+  shrinkRefusal,
+} from "./disks";
 import { field } from "./field";
 import { networkSchema } from "./network";
 
@@ -17,10 +27,6 @@ const nodeName = z
     /^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$/,
     "must be a Proxmox node name: letters, digits and inner hyphens, e.g. pve1",
   );
-
-const storageId = z
-  .string()
-  .regex(/^[a-zA-Z][a-zA-Z0-9\-_.]*$/, "must be a Proxmox storage id, e.g. local-lvm");
 
 const vmid = z
   .number()
@@ -183,15 +189,11 @@ export const FIELDS = {
   diskSize: field({
     doc: "GiB of the boot disk; can only grow.",
     docType: "number",
-    schema: wholeNumber("a number of GiB, e.g. 20")
-      .min(1, "diskSize is in GiB, at least 1")
-      .max(1024 * 1024, "diskSize is in GiB, at most 1048576"),
+    schema: diskGiB,
     mayBeUnknown: true,
     change: "hot",
     refuse: (old, now) =>
-      typeof old === "number" && now < old
-        ? `Proxmox cannot shrink disks: it was ${old} GiB, so diskSize must be ${old} or more (or replace the VM).`
-        : undefined,
+      typeof old === "number" && now < old ? shrinkRefusal("it", "diskSize", old) : undefined,
     stored: z.number().optional(),
     readBack: {
       from: "vm",
@@ -201,6 +203,31 @@ export const FIELDS = {
       },
     },
     example: { valid: 32, invalid: 2.5 },
+  }),
+  disks: field({
+    doc:
+      "The VM's disks, the boot disk included (by its slot, e.g. `scsi0`): a disk the VM lacks " +
+      "is added, a larger `sizeGiB` grows it, another `storage` moves it; `remove: true` " +
+      "detaches it. Instead of `diskSize`, not with it.",
+    docType: "DiskArgs[]",
+    schema: disksSchema,
+    mayBeUnknown: true,
+    // A new disk and a grow are hot-plugged (PVE's default hotplug has `disk`); converge
+    // reboots for an option change of a disk in use, which PVE keeps pending.
+    change: "hot",
+    refuse: (old, now) => refuseDisks(old, now),
+    // States written before the input existed have none.
+    stored: z.array(z.looseObject({ interface: z.string() })).optional(),
+    configKeys: { format: formatDisks },
+    configRemoves: removedDisks,
+    readBack: { from: "vm", read: readDisks },
+    example: {
+      valid: [
+        { interface: "scsi0", sizeGiB: 32, discard: true },
+        { interface: "scsi1", storage: "local-lvm", sizeGiB: 100, backup: false },
+      ],
+      invalid: [{ interface: "ide0", sizeGiB: 8 }],
+    },
   }),
   network: field({
     doc: "The VM's NIC (net0) and the address its seed configures.",
