@@ -94,7 +94,7 @@ export async function converge(
   const status = await ctx.api.vmStatus(vm.node, vm.vmid);
   const running = guestRunning(status.status, status.qmpstatus);
   const restart =
-    seedChanged || takesReboot(Object.keys(set)) || restartingDisks(config, set).length > 0;
+    seedChanged || takesReboot(Object.keys(set)) || restartingDisks(config, set, detach).length > 0;
   const needsReboot = running && restart && previousSeed !== undefined;
   if (desired.started && !running) {
     await powerTask(ctx, vm, "starting", () => ctx.api.startVm(vm.node, vm.vmid), budget, {

@@ -184,16 +184,20 @@ export const removedDisks = (disks: readonly DiskInputs[]): string[] =>
   disks.filter((disk) => disk.remove === true).map((disk) => disk.interface);
 
 /**
- * Of the config keys converge writes, the existing disks whose options change: a running VM
- * takes those at its next restart (qemu-server's vmconfig_update_disk hot-plugs a new disk and
- * a grow, not a cache, discard, SSD or iothread change of a disk in use).
+ * Of the disks converge writes or detaches, those a running VM takes only at its next restart:
+ * any SATA change (PVE hot-plugs SCSI and virtio disks only), and a cache, discard, SSD or
+ * iothread change of a disk in use (qemu-server's vmconfig_update_disk applies only I/O limits
+ * to a drive in use).
  */
 export function restartingDisks(
   config: VmConfig,
   set: Readonly<Record<string, unknown>>,
+  detached: readonly string[],
 ): string[] {
-  return Object.keys(set).filter((key) => {
-    const before = INTERFACE.test(key) ? diskAt(config, key) : undefined;
+  return [...Object.keys(set), ...detached].filter((key) => {
+    if (!INTERFACE.test(key)) return false;
+    if (key.startsWith("sata")) return true;
+    const before = key in set ? diskAt(config, key) : undefined;
     if (before === undefined) return false;
     const after = parseDrive(String(set[key]));
     return (["iothread", "discard", "ssd", "cache"] as const).some(

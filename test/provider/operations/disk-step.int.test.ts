@@ -136,10 +136,8 @@ describe("the disks of a VM on the simulator", () => {
   it("fails an added disk on a storage the node lacks, and the next run with a real one adds it", async () => {
     const ctx = await context();
     const created = await createVm(ctx, resolve([{ interface: "scsi0", sizeGiB: 2 }]));
-    const wrong = [
-      { interface: "scsi0", sizeGiB: 2 },
-      { interface: "scsi1", storage: "nosuch", sizeGiB: 8 },
-    ];
+    const boot = { interface: "scsi0", sizeGiB: 2 };
+    const wrong = [boot, { interface: "scsi1", storage: "nosuch", sizeGiB: 8 }];
     const failed = await updateVm(ctx, created, resolve(wrong)).catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(VmInitError);
     expect((failed as Error).message).toMatch(/storage 'nosuch' does not exist/);
@@ -149,7 +147,7 @@ describe("the disks of a VM on the simulator", () => {
     const fixed = await updateVm(
       ctx,
       kept,
-      resolve([wrong[0]!, { interface: "scsi1", storage: "local-lvm", sizeGiB: 8 }]),
+      resolve([boot, { interface: "scsi1", storage: "local-lvm", sizeGiB: 8 }]),
     );
     expect(configOf(fixed)["scsi1"]).toMatch(/^local-lvm:vm-\d+-disk-\d+,size=8G$/);
   });

@@ -111,13 +111,12 @@ describe("check on disks", () => {
   });
 
   it("refuses a format change that no allocation or move would apply", () => {
-    const before = [disk({ interface: "scsi1", storage: "local", format: "raw" })];
-    expect(refuseDisks(before, [{ ...before[0]!, format: "qcow2" }])).toMatch(
+    const raw = disk({ interface: "scsi1", storage: "local", format: "raw" });
+    const before = [raw];
+    expect(refuseDisks(before, [{ ...raw, format: "qcow2" }])).toMatch(
       /scsi1's format applies when it is allocated or moved/,
     );
-    expect(
-      refuseDisks(before, [{ ...before[0]!, format: "qcow2", storage: "shared" }]),
-    ).toBeUndefined();
+    expect(refuseDisks(before, [{ ...raw, format: "qcow2", storage: "shared" }])).toBeUndefined();
   });
 });
 
@@ -172,7 +171,14 @@ describe("restartingDisks", () => {
       scsi2: "local-lvm:8",
       tags: "db",
     };
-    expect(restartingDisks(config, set)).toEqual(["scsi0"]);
+    expect(restartingDisks(config, set, ["virtio3"])).toEqual(["scsi0"]);
+  });
+
+  it("names every SATA disk added or detached: PVE hot-plugs only SCSI and virtio disks", () => {
+    expect(restartingDisks(config, { sata1: "local-lvm:8" }, ["sata2"])).toEqual([
+      "sata1",
+      "sata2",
+    ]);
   });
 });
 
