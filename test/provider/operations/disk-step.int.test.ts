@@ -6,9 +6,9 @@ import { createVm } from "../../../provider/operations/create";
 import { readVm } from "../../../provider/operations/read";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
 import { updateVm } from "../../../provider/operations/update";
-import { buildContext } from "../../../provider/runtime";
 import type { VmState } from "../../../provider/state/vm-state";
 import { VmInitError } from "../../../provider/vm-init-error";
+import { simulatorContext } from "../../support/test-context";
 
 const resolve = (disks: readonly Record<string, unknown>[]) => {
   const { inputs, failures } = checkVm(
@@ -33,13 +33,8 @@ afterEach(async () => {
 
 async function context(): Promise<OperationContext> {
   sim = await startSimulator({ guestBootMs: 20 });
-  const config: Record<string, string> = {
-    "proxmox:endpoint": sim.url,
-    "proxmox:apiToken": sim.apiToken,
-    "proxmox:caCert": sim.caCertPem,
-  };
   vi.spyOn(console, "log").mockImplementation(() => undefined);
-  return buildContext({ get: (key) => config[key] });
+  return simulatorContext(sim);
 }
 
 const configOf = (state: VmState) => sim?.model.vms.get(state.vmid)?.config ?? {};
