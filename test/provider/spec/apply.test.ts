@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { markFor } from "../../../provider/identity";
-import { configChanges, needsReboot, observedInputs } from "../../../provider/spec/apply";
+import {
+  configChanges,
+  configDeletes,
+  needsReboot,
+  observedInputs,
+} from "../../../provider/spec/apply";
 
 const network = { bridge: "vmbr0", model: "virtio", ipv4: "dhcp" } as const;
 const template = {
@@ -37,6 +42,35 @@ describe("configChanges", () => {
       seen,
     );
     expect(set).toEqual({ net0: "virtio=BC:24:11:AA:BB:CC,bridge=vmbr1,tag=20" });
+  });
+});
+
+describe("a field written to several keys (disks)", () => {
+  const withDisks = {
+    ...template,
+    scsi0: "local-lvm:vm-120-disk-0,size=20G",
+    scsi1: "local-lvm:vm-120-disk-1,size=50G",
+  };
+  const disks = [
+    { interface: "scsi0", sizeGiB: 20 },
+    { interface: "scsi1", sizeGiB: 50, ssd: true },
+    { interface: "scsi2", sizeGiB: 8 },
+    { interface: "scsi3", sizeGiB: 8, remove: true },
+    { interface: "scsi4", sizeGiB: 8, remove: true },
+  ];
+
+  it("writes only the keys whose PVE value differs", () => {
+    expect(configChanges(withDisks, { disks }, { ...seen, config: withDisks })).toEqual({
+      scsi1: "local-lvm:vm-120-disk-1,size=50G,ssd=1",
+      scsi2: "local-lvm:8",
+    });
+  });
+
+  it("deletes the keys the field wants gone that PVE still has", () => {
+    expect(
+      configDeletes({ ...withDisks, scsi3: "local-lvm:vm-120-disk-3,size=8G" }, { disks }),
+    ).toEqual(["scsi3"]);
+    expect(configDeletes(withDisks, { disks })).toEqual([]);
   });
 });
 
