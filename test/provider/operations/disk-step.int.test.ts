@@ -70,6 +70,7 @@ describe("the disks of a VM on the simulator", () => {
       virtio0: expect.stringMatching(/^shared:vm-\d+-disk-\d+,size=2G$/),
     });
     expect((await readVm(ctx, updated))?.disks).toEqual(updated.disks);
+    const dataVolume = String(configOf(updated)["scsi1"]).split(",")[0];
 
     const detached = await updateVm(
       ctx,
@@ -81,6 +82,8 @@ describe("the disks of a VM on the simulator", () => {
       ]),
     );
     expect(configOf(detached)["scsi1"]).toBeUndefined();
+    // PVE keeps a detached disk's volume, data and all, as an unused entry of the VM.
+    expect(configOf(detached)["unused0"]).toBe(dataVolume);
     const reread = await readVm(ctx, detached);
     expect(reread?.disks).toEqual(detached.disks);
   });
@@ -106,6 +109,31 @@ describe("the disks of a VM on the simulator", () => {
     );
     expect(configOf(added)["scsi0"]).toMatch(/ssd=1/);
     expect(reboots()).toBe(1);
+
+    // PVE hot-plugs SCSI and virtio disks only: a SATA disk waits for the reboot.
+    const disks = [
+      { ...boot, ssd: true },
+      { interface: "scsi1", sizeGiB: 4 },
+    ];
+    await updateVm(ctx, added, resolve([...disks, { interface: "sata1", sizeGiB: 1 }]));
+    expect(configOf(added)["sata1"]).toMatch(/size=1G/);
+    expect(reboots()).toBe(2);
+  });
+
+  it("moves a disk to another storage on the same VM, deleting the source volume", async () => {
+    const ctx = await context();
+    const boot = { interface: "scsi0", sizeGiB: 2 };
+    const data = { interface: "scsi1", storage: "local-lvm", sizeGiB: 8, cache: "writeback" };
+    const created = await createVm(ctx, resolve([boot, data]));
+    const volumeOf = () => String(configOf(created)["scsi1"]).split(",")[0];
+    const before = volumeOf();
+
+    const moved = await updateVm(ctx, created, resolve([boot, { ...data, storage: "shared" }]));
+    expect(moved.vmid).toBe(created.vmid);
+    expect(configOf(moved)["scsi1"]).toMatch(/^shared:vm-\d+-disk-\d+,cache=writeback,size=8G$/);
+    expect(Object.keys(configOf(moved)).filter((key) => key.startsWith("unused"))).toEqual([]);
+    expect(sim?.model.volumes("pve1", "local-lvm").map((v) => v.volid)).not.toContain(before);
+    expect((await readVm(ctx, moved))?.disks).toEqual(moved.disks);
   });
 
   it("reads a disk grown behind the program's back as drift, and refuses to shrink it", async () => {
