@@ -42,7 +42,11 @@ export function requirements(input: RequirementInput): Requirement[] {
   add("VM.Config.Network", "/vms", "set net0");
   add("VM.Config.Options", "/vms", "set name, description (the identity mark), tags, agent");
   add("VM.Config.CDROM", "/vms", "attach the cloud-init seed ISO (ide2)");
-  add("VM.Config.Disk", "/vms", "grow the boot disk (diskSize); add efiDisk, tpm; set boot");
+  add(
+    "VM.Config.Disk",
+    "/vms",
+    "add, grow, move and detach disks (diskSize, disks); add efiDisk, tpm; set boot",
+  );
   add("VM.Config.HWType", "/vms", "set machine, scsihw, vga, serial");
   add("VM.PowerMgmt", "/vms", "start, stop, shut down and reboot VMs");
   add(

@@ -47,3 +47,7 @@ export const macAddress = z
 export const searchDomain = z
   .string()
   .regex(/^(?!-)[A-Za-z0-9.-]{1,253}$/, "must be a domain name, e.g. example.com");
+
+export const storageId = z
+  .string()
+  .regex(/^[a-zA-Z][a-zA-Z0-9\-_.]*$/, "must be a Proxmox storage id, e.g. local-lvm");

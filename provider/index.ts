@@ -9,6 +9,7 @@ export {
   type CloudInitArgs,
   type CpuArgs,
   type MemoryArgs,
+  type DiskArgs,
   type NetworkArgs,
   type ProxmoxVmArgs,
 } from "./resource";

@@ -44,6 +44,9 @@ export interface NetworkArgs {
   readonly searchDomains?: pulumi.Input<readonly string[]>;
 }
 
+/** One entry of `disks`: a disk slot, its size and storage, and the options the program sets. */
+export type DiskArgs = ArgOf<"disks">[number];
+
 /**
  * The inputs. Each member's type and doc comment come from the spec (provider/spec/fields.ts): a
  * test fails when they disagree, or when a member is missing or extra.
@@ -76,6 +79,12 @@ export interface ProxmoxVmArgs {
   readonly memory?: pulumi.Input<ArgOf<"memory">>;
   /** GiB of the boot disk; can only grow. */
   readonly diskSize?: pulumi.Input<ArgOf<"diskSize">>;
+  /**
+   * The VM's disks, the boot disk included (by its slot, e.g. `scsi0`): a disk the VM lacks is
+   * added, a larger `sizeGiB` grows it, another `storage` moves it; `remove: true` detaches it.
+   * Instead of `diskSize`, not with it.
+   */
+  readonly disks?: pulumi.Input<ArgOf<"disks">>;
   /** The VM's NIC (net0) and the address its seed configures. */
   readonly network?: pulumi.Input<NetworkArgs>;
   /** Cloud-init for the VM's NoCloud seed. A running VM reboots onto a changed seed. */

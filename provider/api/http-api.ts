@@ -15,6 +15,7 @@ import type {
   GuestInterface,
   MigrateDisks,
   IsoUpload,
+  MoveTarget,
   NodeStorage,
   Permissions,
   ProxmoxApi,
@@ -336,6 +337,12 @@ export class HttpProxmoxApi implements ProxmoxApi {
         form: { disk, size },
       },
     );
+  }
+
+  moveDisk(node: string, vmid: number, disk: string, target: MoveTarget): Promise<Upid> {
+    return this.#request("POST", ["nodes", node, "qemu", vmid, "move_disk"], schemas.upidSchema, {
+      form: defined({ disk, storage: target.storage, format: target.format, delete: true }),
+    });
   }
 
   agentInterfaces(node: string, vmid: number): Promise<readonly GuestInterface[]> {

@@ -131,6 +131,11 @@ export interface MigrateDisks {
 /** Values PVE accepts in a form body: booleans are sent as 1/0. */
 export type PveParams = Readonly<Record<string, string | number | boolean>>;
 
+export interface MoveTarget {
+  readonly storage: string;
+  readonly format?: "raw" | "qcow2" | "vmdk" | undefined;
+}
+
 export interface ConfigUpdate {
   readonly set?: PveParams | undefined;
   /** Keys to remove (PVE's `delete` parameter). */
@@ -191,6 +196,11 @@ export interface ProxmoxApi {
   destroyVm(node: string, vmid: number): Promise<Upid>;
   /** PUT …/resize: `size` is PVE's syntax, e.g. `20G` (absolute). Null on PVE 7 (sync). */
   resizeDisk(node: string, vmid: number, disk: string, size: string): Promise<Upid | null>;
+  /**
+   * POST …/move_disk: copies `disk` to `target.storage` (converting to `target.format` when set),
+   * online when the VM runs, and deletes the source volume once the copy is in place.
+   */
+  moveDisk(node: string, vmid: number, disk: string, target: MoveTarget): Promise<Upid>;
   agentInterfaces(node: string, vmid: number): Promise<readonly GuestInterface[]>;
 
   uploadIso(node: string, storage: string, iso: IsoUpload): Promise<Upid>;

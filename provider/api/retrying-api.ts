@@ -48,6 +48,7 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   cloneVm: "unsafe",
   rebootVm: "unsafe",
   migrateVm: "unsafe",
+  moveDisk: "unsafe",
 };
 
 /** What the progress line calls each request, e.g. `GET /cluster/resources`. */
@@ -76,6 +77,7 @@ const REQUEST_NAMES: Readonly<Record<Method, string>> = {
   cloneVm: "POST clone",
   rebootVm: "POST reboot",
   migrateVm: "POST migrate",
+  moveDisk: "POST move_disk",
 };
 
 export interface RetryingApiOptions {

@@ -29,6 +29,7 @@ export function checkVm(
   failures.push(...saidTwice(news));
   if (parsed.success)
     failures.push(...refusedChanges(olds, parsed.data), ...conflicts(parsed.data));
+  if (parsed.success) failures.push(...bothDiskForms(news));
 
   // Keep `__provider` and unknown values as they came; otherwise store the normalised inputs.
   const inputs =
@@ -79,6 +80,19 @@ function conflicts(news: Readonly<Record<string, unknown>>): CheckFailure[] {
     const reason = conflict(now, news);
     return reason === undefined ? [] : [{ property, reason }];
   });
+}
+
+/** `diskSize` is the boot disk's shorthand: with `disks`, the boot disk is one of its entries. */
+function bothDiskForms(news: Readonly<Record<string, unknown>>): CheckFailure[] {
+  if (news["diskSize"] === undefined || news["disks"] === undefined) return [];
+  return [
+    {
+      property: "diskSize",
+      reason:
+        "cannot be set together with disks: size the boot disk by its entry in disks " +
+        '(e.g. { interface: "scsi0", sizeGiB: 32 }) and remove diskSize.',
+    },
+  ];
 }
 
 /**

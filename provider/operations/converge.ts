@@ -1,17 +1,24 @@
 /**
  * Brings an existing VM to the desired settings, step by step, each step idempotent: seed,
- * config, disk, power, guest agent, and finally the "complete" mark. Create runs it right after
+ * config, disks, power, guest agent, and finally the "complete" mark. Create runs it right after
  * the clone; update runs it for in-place changes and to finish a create that failed midway.
  * Re-running it after any failure picks up where the last run stopped.
  */
 import type { VmConfig, VmPendingConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { growing, pollUntil } from "../poll";
-import { PermanentError, TransientError, hasCode, isProxmoxError } from "../errors";
+import { TransientError, hasCode, isProxmoxError } from "../errors";
 import { describe, markFor, readMark } from "../identity";
-import { configChanges as specChanges, managedKeys, waitingKeys } from "../spec/apply";
+import {
+  configDeletes,
+  configChanges as specChanges,
+  managedKeys,
+  waitingKeys,
+} from "../spec/apply";
+import { restartingDisks } from "../spec/disks";
 import { ownAddresses } from "../state/guest-addresses";
-import { bootDisk, cdromVolid, diskSizeGiB, guestRunning, parseNet0 } from "../state/vm-facts";
+import { cdromVolid, guestRunning, parseNet0 } from "../state/vm-facts";
+import { planDisks, runDiskWork } from "./disk-step";
 import { isHaRequest, waitForPowerState } from "./power-state";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
 import { buildVmSeed, deleteSeedsEverywhere, ensureSeedUploaded } from "./seed-step";
@@ -66,24 +73,34 @@ export async function converge(
     budget,
   );
   const seedChanged = previousSeed !== seedVolid;
+  // A shrink was refused by check; refused again here, before anything is written.
+  const diskWork = planDisks(vm, config, desired);
 
-  // 2. Config: only the keys that differ, in one task.
-  const set = configChanges(config, desired, naming, { mac, seedVolid });
-  if (Object.keys(set).length > 0) {
-    ctx.progress(`${label}: configuring ${Object.keys(set).join(", ")}`);
-    const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, { set });
+  // 2. Config: only the keys that differ, in one task; detached disks go in the same one.
+  const set = configChanges(config, desired, naming, { mac, seedVolid, config });
+  const detach = configDeletes(config, desired);
+  if (Object.keys(set).length > 0 || detach.length > 0) {
+    const keys = [...Object.keys(set), ...detach.map((key) => `-${key}`)];
+    ctx.progress(`${label}: configuring ${keys.join(", ")}`);
+    const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, {
+      set,
+      ...(detach.length > 0 ? { delete: detach } : {}),
+    });
     if (upid)
       await ctx.waitForTask(vm.node, upid, { budgetMs: budget, step: `${label}: configuring` });
   }
 
-  // 3. Disk: grow only; a shrink was refused by check and is refused again here.
-  await growDisk(ctx, vm, config, desired.diskSize, budget);
+  // 3. Disks: moves to another storage, then grows.
+  await runDiskWork(ctx, vm, diskWork, budget);
 
   // 4. Power.
   const status = await ctx.api.vmStatus(vm.node, vm.vmid);
   const running = guestRunning(status.status, status.qmpstatus);
   const waiting = running
-    ? rebootWaits(known, desired, { mac }, Object.keys(set), seedChanged)
+    ? [
+        ...rebootWaits(known, desired, { mac }, Object.keys(set), seedChanged),
+        ...restartingDisks(config, set, detach),
+      ]
     : [];
   const needsReboot = waiting.length > 0 && previousSeed !== undefined;
   if (desired.started && !running) {
@@ -177,7 +194,7 @@ function configChanges(
   config: VmConfig,
   desired: ResolvedInputs,
   naming: Naming,
-  seen: { mac: string | undefined; seedVolid: string },
+  seen: { mac: string | undefined; seedVolid: string; config: VmConfig },
 ): Record<string, string | number> {
   // The spec's `agent` entry keeps the guest agent on: it reports the addresses.
   const set = specChanges(config, desired, seen);
@@ -191,38 +208,6 @@ function configChanges(
   );
   if (config.description !== description) set["description"] = description;
   return set;
-}
-
-async function growDisk(
-  ctx: OperationContext,
-  vm: VmLocation,
-  config: VmConfig,
-  wantedGiB: number | string | undefined,
-  budgetMs: number,
-): Promise<void> {
-  if (typeof wantedGiB !== "number") return;
-  const disk = bootDisk(config);
-  const current = disk ? diskSizeGiB(String(config[disk])) : undefined;
-  if (!disk || current === undefined) {
-    throw new PermanentError(
-      "INVALID_PARAM",
-      `VM ${vm.vmid} on node ${vm.node} has no disk to resize; remove diskSize or fix the template.`,
-      vm,
-    );
-  }
-  if (wantedGiB === current) return;
-  if (wantedGiB < current) {
-    throw new PermanentError(
-      "INVALID_PARAM",
-      `VM ${vm.vmid} on node ${vm.node}: disk ${disk} is ${current} GiB and Proxmox cannot shrink disks; ` +
-        `set diskSize to ${current} or more.`,
-      vm,
-    );
-  }
-  ctx.progress(`VM ${vm.vmid} on ${vm.node}: growing ${disk} from ${current} to ${wantedGiB} GiB`);
-  const upid = await ctx.api.resizeDisk(vm.node, vm.vmid, disk, `${wantedGiB}G`);
-  if (upid)
-    await ctx.waitForTask(vm.node, upid, { budgetMs, step: `VM ${vm.vmid}: resizing ${disk}` });
 }
 
 async function powerTask(

@@ -1,6 +1,6 @@
 /**
  * preflight: what `check` cannot know without the API, asked before anything is cloned, so a
- * wrong node, storage or template fails with the property to fix instead of leaving a clone
+ * wrong node, storage (the clone's or a disk's) or template fails with the property to fix instead of leaving a clone
  * behind. Costs three to four reads: the node list, the node's storage list (one request for
  * both storages) and the template lookup (the shared cluster listing and the template's config).
  *
@@ -50,6 +50,15 @@ export async function preflight(ctx: OperationContext, inputs: ResolvedInputs): 
     usable(storages, { property: "storage", id: inputs.storage, content: "images", node });
   }
   usable(storages, { property: "isoStorage", id: inputs.isoStorage, content: "iso", node });
+  (inputs.disks ?? []).forEach((disk, index) => {
+    if (disk.storage !== undefined && disk.remove !== true)
+      usable(storages, {
+        property: `disks[${index}].storage`,
+        id: disk.storage,
+        content: "images",
+        node,
+      });
+  });
 
   let template: ResolvedTemplate;
   try {

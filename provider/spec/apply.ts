@@ -93,6 +93,17 @@ export function waitingKeys(
     .map(({ key }) => key);
 }
 
+/** The config keys the set inputs want gone and PVE still has (a disk marked `remove`). */
+export function configDeletes(config: VmConfig, desired: Values): string[] {
+  return FIELD_NAMES.flatMap((name) => {
+    const spec = FIELDS[name];
+    const value = desired[name];
+    if (!("configRemoves" in spec) || value === undefined) return [];
+    const removes = spec.configRemoves as (value: unknown) => readonly string[];
+    return removes(value).filter((key) => config[key] !== undefined);
+  });
+}
+
 /**
  * The inputs as the VM shows them now: placement as its mark records it, each set input the spec
  * reads back as PVE holds it, the provider's own settings as given.

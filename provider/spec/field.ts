@@ -40,6 +40,8 @@ export type ReadBack<T> =
 export interface Seen {
   /** The MAC of net0 as PVE generated it, kept unless the user pins one. */
   readonly mac: string | undefined;
+  /** The VM's config as converge read it: a disk written again keeps the volume PVE allocated. */
+  readonly config?: VmConfig;
 }
 
 /** The PVE config key a field is written to, and how. */
@@ -100,6 +102,8 @@ export interface FieldSpec<S extends z.ZodType = z.ZodType> {
   readonly hotKeys?: Readonly<Record<string, HotWhen>>;
   /** Inputs that say the same thing another way (a shorthand): `check` refuses both. */
   readonly excludes?: readonly string[];
+  /** The keys the field wants gone (a disk marked `remove`), deleted while PVE still has them. */
+  readonly configRemoves?: (value: z.output<S>) => readonly string[];
   readonly readBack: ReadBack<z.output<S>>;
   /** A value `check` accepts and one it refuses: the spec's test runs both. */
   readonly example: { readonly valid: unknown; readonly invalid: unknown };

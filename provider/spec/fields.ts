@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { canonical } from "../canonical";
+import { storageId } from "../formats";
 import { userDescription } from "../identity";
 import { isUnknown, normalizeTags } from "../inputs";
 import { CloudInitInputSchema } from "../seed/inputs";
@@ -18,7 +19,6 @@ import {
   readCpu,
   readMemory,
   sameCpuModel,
-  wholeNumber,
 } from "./compute";
 import { field, sameText } from "./field";
 import {
@@ -45,6 +45,15 @@ import {
   sameAgent,
   text,
 } from "./firmware";
+import {
+  diskGiB,
+  disksSchema,
+  formatDisks,
+  readDisks,
+  refuseDisks,
+  removedDisks,
+  shrinkRefusal,
+} from "./disks";
 import { networkSchema } from "./network";
 
 const nodeName = z
@@ -53,10 +62,6 @@ const nodeName = z
     /^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$/,
     "must be a Proxmox node name: letters, digits and inner hyphens, e.g. pve1",
   );
-
-const storageId = z
-  .string()
-  .regex(/^[a-zA-Z][a-zA-Z0-9\-_.]*$/, "must be a Proxmox storage id, e.g. local-lvm");
 
 const vmid = z
   .number()
@@ -304,15 +309,11 @@ export const FIELDS = {
   diskSize: field({
     doc: "GiB of the boot disk; can only grow.",
     docType: "number",
-    schema: wholeNumber("a number of GiB, e.g. 20")
-      .min(1, "diskSize is in GiB, at least 1")
-      .max(1024 * 1024, "diskSize is in GiB, at most 1048576"),
+    schema: diskGiB,
     mayBeUnknown: true,
     change: "hot",
     refuse: (old, now) =>
-      typeof old === "number" && now < old
-        ? `Proxmox cannot shrink disks: it was ${old} GiB, so diskSize must be ${old} or more (or replace the VM).`
-        : undefined,
+      typeof old === "number" && now < old ? shrinkRefusal("it", "diskSize", old) : undefined,
     stored: z.number().optional(),
     readBack: {
       from: "vm",
@@ -322,6 +323,31 @@ export const FIELDS = {
       },
     },
     example: { valid: 32, invalid: 2.5 },
+  }),
+  disks: field({
+    doc:
+      "The VM's disks, the boot disk included (by its slot, e.g. `scsi0`): a disk the VM lacks " +
+      "is added, a larger `sizeGiB` grows it, another `storage` moves it; `remove: true` " +
+      "detaches it. Instead of `diskSize`, not with it.",
+    docType: "DiskArgs[]",
+    schema: disksSchema,
+    mayBeUnknown: true,
+    // A new disk and a grow are hot-plugged (PVE's default hotplug has `disk`); converge
+    // reboots for an option change of a disk in use, which PVE keeps pending.
+    change: "hot",
+    refuse: (old, now) => refuseDisks(old, now),
+    // States written before the input existed have none.
+    stored: z.array(z.looseObject({ interface: z.string() })).optional(),
+    configKeys: { format: formatDisks },
+    configRemoves: removedDisks,
+    readBack: { from: "vm", read: readDisks },
+    example: {
+      valid: [
+        { interface: "scsi0", sizeGiB: 32, discard: true },
+        { interface: "scsi1", storage: "local-lvm", sizeGiB: 100, backup: false },
+      ],
+      invalid: [{ interface: "ide0", sizeGiB: 8 }],
+    },
   }),
   network: field({
     doc: "The VM's NIC (net0) and the address its seed configures.",

@@ -11,6 +11,7 @@ import type {
   ConfigUpdate,
   GuestInterface,
   IsoUpload,
+  MoveTarget,
   NodeStorage,
   Permissions,
   ProxmoxApi,
@@ -264,6 +265,12 @@ export class FakeProxmoxApi implements ProxmoxApi {
     // A failed destroy task leaves the VM, as PVE does.
     if (this.#tasks.get(upid)?.exitstatus === "OK") this.vms.delete(vmid);
     return upid;
+  }
+  async moveDisk(node: string, vmid: number, disk: string, target: MoveTarget): Promise<Upid> {
+    this.#enter("moveDisk", [node, vmid, disk, target]);
+    const vm = this.#vm(node, vmid);
+    vm.config[disk] = String(vm.config[disk]).replace(/^[^:]+:/, `${target.storage}:`);
+    return this.#task(node, "qmmove", vmid);
   }
   async resizeDisk(node: string, vmid: number, disk: string, size: string): Promise<Upid | null> {
     this.#enter("resizeDisk", [node, vmid, disk, size]);

@@ -1,6 +1,8 @@
 import { CloneRegistry } from "../../provider/clone-registry";
 import type { OperationContext } from "../../provider/context";
 import { classifyTaskFailure } from "../../provider/api/classify";
+import { buildContext } from "../../provider/runtime";
+import type { Simulator } from "../../simulator";
 import type { FakeProxmoxApi } from "./fake-api";
 
 /** An OperationContext around the fake: instant tasks, a virtual clock, recorded progress. */
@@ -33,4 +35,14 @@ export function testContext(api: FakeProxmoxApi): OperationContext & {
     },
     now: () => now,
   };
+}
+
+/** The provider's real OperationContext, pointed at a simulator with its token and CA. */
+export function simulatorContext(sim: Simulator): OperationContext {
+  const config: Record<string, string> = {
+    "proxmox:endpoint": sim.url,
+    "proxmox:apiToken": sim.apiToken,
+    "proxmox:caCert": sim.caCertPem,
+  };
+  return buildContext({ get: (key) => config[key] });
 }

@@ -77,6 +77,17 @@ describe("preflight against the simulator", () => {
         "Add iso to its content (Datacenter → Storage → local-lvm) or set isoStorage to a storage that has it.",
     ],
     [
+      "a disk's storage without images content",
+      {
+        disks: [
+          { interface: "scsi0", sizeGiB: 4 },
+          { interface: "scsi1", storage: "local", sizeGiB: 8 },
+        ],
+      },
+      "disks[1].storage: storage local on node pve1 does not hold images content (it holds backup, iso, vztmpl). " +
+        "Add images to its content (Datacenter → Storage → local) or set disks[1].storage to a storage that has it.",
+    ],
+    [
       "a template that does not exist",
       { template: "no-such-template" },
       'template: Template "no-such-template" was not found on the cluster. ' +

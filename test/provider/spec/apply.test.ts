@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { markFor } from "../../../provider/identity";
 import {
   configChanges,
+  configDeletes,
   managedKeys,
   observedInputs,
   waitingKeys,
@@ -158,6 +159,35 @@ describe("waitingKeys of the firmware inputs", () => {
     expect(waitingKeys([...keys, "agent"], desired, seen, current).sort()).toEqual(
       [...keys, "agent"].sort(),
     );
+  });
+});
+
+describe("a field written to several keys (disks)", () => {
+  const withDisks = {
+    ...template,
+    scsi0: "local-lvm:vm-120-disk-0,size=20G",
+    scsi1: "local-lvm:vm-120-disk-1,size=50G",
+  };
+  const disks = [
+    { interface: "scsi0", sizeGiB: 20 },
+    { interface: "scsi1", sizeGiB: 50, ssd: true },
+    { interface: "scsi2", sizeGiB: 8 },
+    { interface: "scsi3", sizeGiB: 8, remove: true },
+    { interface: "scsi4", sizeGiB: 8, remove: true },
+  ];
+
+  it("writes only the keys whose PVE value differs", () => {
+    expect(configChanges(withDisks, { disks }, { ...seen, config: withDisks })).toEqual({
+      scsi1: "local-lvm:vm-120-disk-1,size=50G,ssd=1",
+      scsi2: "local-lvm:8",
+    });
+  });
+
+  it("deletes the keys the field wants gone that PVE still has", () => {
+    expect(
+      configDeletes({ ...withDisks, scsi3: "local-lvm:vm-120-disk-3,size=8G" }, { disks }),
+    ).toEqual(["scsi3"]);
+    expect(configDeletes(withDisks, { disks })).toEqual([]);
   });
 });
 
