@@ -26,6 +26,7 @@ export function checkVm(
         .filter((issue) => !touchesUnknown(news, issue.path))
         .flatMap((issue) => failuresOf(issue, news));
 
+  failures.push(...conflicts(news));
   if (parsed.success) failures.push(...refusedChanges(olds, parsed.data));
 
   // Keep `__provider` and unknown values as they came; otherwise store the normalised inputs.
@@ -48,6 +49,36 @@ function refusedChanges(
       now,
     );
     return reason === undefined ? [] : [{ property, reason }];
+  });
+}
+
+/**
+ * Inputs the spec says cannot be set together, as the program wrote them (before defaults): a
+ * shorthand and its full form (`network` and `networks`), or an input and one it excludes.
+ */
+function conflicts(news: Readonly<Record<string, unknown>>): CheckFailure[] {
+  return FIELD_NAMES.flatMap((property) => {
+    const spec = FIELDS[property];
+    if (news[property] === undefined) return [];
+    if ("shorthandOf" in spec && news[spec.shorthandOf] !== undefined) {
+      return [
+        {
+          property: spec.shorthandOf,
+          reason:
+            `cannot be combined with ${property}, its shorthand: ` +
+            `move ${property} into ${spec.shorthandOf}[0] or remove ${spec.shorthandOf}`,
+        },
+      ];
+    }
+    if ("excludes" in spec && news[spec.excludes.input] !== undefined) {
+      return [
+        {
+          property,
+          reason: `cannot be combined with ${spec.excludes.input}: ${spec.excludes.reason}`,
+        },
+      ];
+    }
+    return [];
   });
 }
 

@@ -8,9 +8,15 @@ import type { VmConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { PermanentError, TransientError, hasCode, isProxmoxError } from "../errors";
 import { describe, markFor, readMark } from "../identity";
-import { configChanges as specChanges, needsReboot as takesReboot } from "../spec/apply";
+import {
+  configChanges as specChanges,
+  configDeletes,
+  needsReboot as takesReboot,
+} from "../spec/apply";
+import type { Seen } from "../spec/field";
+import { nicKey, nicsOf, type VmNics } from "../spec/network";
 import { ownAddresses } from "../state/guest-addresses";
-import { bootDisk, cdromVolid, diskSizeGiB, guestRunning, parseNet0 } from "../state/vm-facts";
+import { bootDisk, cdromVolid, diskSizeGiB, guestRunning, parseNic } from "../state/vm-facts";
 import { isHaRequest, waitForPowerState } from "./power-state";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
 import { buildVmSeed, deleteSeedsEverywhere, ensureSeedUploaded } from "./seed-step";
@@ -36,19 +42,26 @@ export async function converge(
   const budget = desired.timeouts.taskMs;
   const vm = await moveBackIfMoved(ctx, found, desired, budget);
   const label = `VM ${vm.vmid} on ${vm.node}`;
-  const config =
+  const nics = nicsOf(desired);
+  const config = await attachNewNics(
+    ctx,
+    vm,
     knownConfig !== undefined && vm === found
       ? knownConfig
-      : await ctx.api.vmConfig(vm.node, vm.vmid);
+      : await ctx.api.vmConfig(vm.node, vm.vmid),
+    desired,
+    nics,
+    budget,
+  );
   const previousSeed = cdromVolid(config.ide2);
 
-  // 1. The seed: built for the VM's real MAC, so network-config can match the NIC by address.
-  const mac = desired.network.mac ?? parseNet0(config.net0)?.mac;
+  // 1. The seed: built for the NICs' real MACs, so network-config can match each by address.
+  const seen = seenIn(config, nics);
   const seed = buildVmSeed({
     identity: naming.identity,
     vmName: naming.vmName,
-    mac,
-    network: desired.network,
+    macs: nics.nics.map((_, i) => seen.macs[nicKey(i)]),
+    nics,
     cloudInit: desired.cloudInit,
   });
   const seedVolid = await ensureSeedUploaded(
@@ -66,10 +79,15 @@ export async function converge(
   const seedChanged = previousSeed !== seedVolid;
 
   // 2. Config: only the keys that differ, in one task.
-  const set = configChanges(config, desired, naming, { mac, seedVolid });
-  if (Object.keys(set).length > 0) {
-    ctx.progress(`${label}: configuring ${Object.keys(set).join(", ")}`);
-    const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, { set });
+  const set = configChanges(config, desired, naming, { ...seen, seedVolid });
+  const deleted = configDeletes(config, desired, seen);
+  if (Object.keys(set).length > 0 || deleted.length > 0) {
+    const keys = [...Object.keys(set), ...deleted.map((key) => `${key} (removed)`)];
+    ctx.progress(`${label}: configuring ${keys.join(", ")}`);
+    const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, {
+      set,
+      ...(deleted.length > 0 ? { delete: deleted } : {}),
+    });
     if (upid)
       await ctx.waitForTask(vm.node, upid, { budgetMs: budget, step: `${label}: configuring` });
   }
@@ -124,7 +142,7 @@ export async function converge(
 
   // 6. The guest agent's addresses, when asked.
   if (desired.started && desired.waitForIp)
-    await waitForAddress(ctx, vm, mac, desired.timeouts.agentMs);
+    await waitForAddress(ctx, vm, seen.macs[nicKey(0)], desired.timeouts.agentMs);
 
   // 7. Complete: from now on a create that finds this VM will not resume it.
   if (readMark(config.description)?.phase !== "complete" || "description" in set) {
@@ -149,7 +167,7 @@ function configChanges(
   config: VmConfig,
   desired: ResolvedInputs,
   naming: Naming,
-  seen: { mac: string | undefined; seedVolid: string },
+  seen: Seen & { seedVolid: string },
 ): Record<string, string | number> {
   const set = specChanges(config, desired, seen);
   // The guest agent reports the addresses; the seed drive carries cloud-init.
@@ -163,6 +181,44 @@ function configChanges(
   );
   if (config.description !== description) set["description"] = description;
   return set;
+}
+
+/** Each NIC's MAC: pinned, else the one PVE holds for its key (generated when it was added). */
+function seenIn(config: VmConfig, nics: VmNics): Seen {
+  return {
+    macs: Object.fromEntries(
+      nics.nics.map((nic, i) => [nicKey(i), nic.mac ?? parseNic(config[nicKey(i)] as string)?.mac]),
+    ),
+  };
+}
+
+/**
+ * A NIC the VM does not have yet and whose MAC is not pinned is added before the seed is built:
+ * PVE generates its MAC (with the cluster's MAC prefix) on the write, and the seed needs it to
+ * name the NIC. On a running VM PVE hot-plugs it (with `network` in `hotplug`, the default).
+ * Returns the config as it is afterwards.
+ */
+async function attachNewNics(
+  ctx: OperationContext,
+  vm: VmLocation,
+  config: VmConfig,
+  desired: ResolvedInputs,
+  nics: VmNics,
+  budgetMs: number,
+): Promise<VmConfig> {
+  const seen = seenIn(config, nics);
+  const unnamed = new Set(
+    nics.nics.flatMap((_, i) => (seen.macs[nicKey(i)] === undefined ? [nicKey(i)] : [])),
+  );
+  const set = Object.fromEntries(
+    Object.entries(specChanges(config, desired, seen)).filter(([key]) => unnamed.has(key)),
+  );
+  if (Object.keys(set).length === 0) return config;
+  const step = `VM ${vm.vmid} on ${vm.node}: adding ${Object.keys(set).join(", ")}`;
+  ctx.progress(step);
+  const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, { set });
+  if (upid) await ctx.waitForTask(vm.node, upid, { budgetMs, step });
+  return ctx.api.vmConfig(vm.node, vm.vmid);
 }
 
 async function growDisk(
@@ -215,8 +271,10 @@ async function powerTask(
 }
 
 /**
- * Polls the guest agent until the VM's own NIC (net0's MAC) has a routable IPv4 address, within
- * the agent budget: a docker0 bridge or an APIPA address that comes up first does not count.
+ * Polls the guest agent until the VM's first NIC (net0's MAC) has a routable IPv4 address, within
+ * the agent budget: a docker0 bridge or an APIPA address that comes up first does not count. Only
+ * the first NIC is waited for: it is the one the VM is reached by, and another NIC may sit on a
+ * network without DHCP (docs/design.md, "A VM's addresses are those of its own NICs").
  */
 async function waitForAddress(
   ctx: OperationContext,
@@ -230,7 +288,7 @@ async function waitForAddress(
   for (;;) {
     try {
       const interfaces = await ctx.api.agentInterfaces(vm.node, vm.vmid);
-      const found = ownAddresses(interfaces, mac).v4[0];
+      const found = ownAddresses(interfaces, mac === undefined ? [] : [mac]).v4[0];
       if (found !== undefined) {
         const waited = Math.round((ctx.now() - started) / 1000);
         ctx.progress(`VM ${vm.vmid} on ${vm.node}: guest agent reports ${found} after ${waited} s`);

@@ -5,7 +5,7 @@
  */
 import type { VmConfig } from "../api/proxmox-api";
 import type { Mark } from "../identity";
-import type { ConfigKey, ObservedVm, Seen } from "./field";
+import type { ConfigKey, ConfigKeys, ObservedVm, Seen } from "./field";
 import { FIELDS, FIELD_NAMES, type FieldName } from "./fields";
 
 type Values = Readonly<Partial<Record<FieldName, unknown>>>;
@@ -17,16 +17,45 @@ export function configChanges(
   seen: Seen,
 ): Record<string, string | number> {
   const set: Record<string, string | number> = {};
-  for (const name of FIELD_NAMES) {
+  for (const name of writtenFields(desired)) {
     const spec = FIELDS[name];
     const value = desired[name];
-    if (!("config" in spec) || value === undefined) continue;
-    const mapping = spec.config as ConfigKey<unknown>;
-    const wanted = mapping.format(value, seen);
-    const same = mapping.same ?? sameText;
-    if (!same(config[mapping.key], wanted)) set[mapping.key] = wanted;
+    if ("config" in spec) {
+      const mapping = spec.config as ConfigKey<unknown>;
+      const wanted = mapping.format(value, seen);
+      const same = mapping.same ?? sameText;
+      if (!same(config[mapping.key], wanted)) set[mapping.key] = wanted;
+    }
+    if ("configKeys" in spec) {
+      const mapping = spec.configKeys as ConfigKeys<unknown>;
+      for (const [key, wanted] of Object.entries(mapping.format(value, seen))) {
+        const same = mapping.same ?? ((_key, current, w) => sameText(current, w));
+        if (!same(key, config[key], wanted)) set[key] = wanted;
+      }
+    }
   }
   return set;
+}
+
+/** The config keys a set field owns and no longer wants (a NIC dropped from `networks`). */
+export function configDeletes(config: VmConfig, desired: Values, seen: Seen): string[] {
+  return writtenFields(desired).flatMap((name) => {
+    const spec = FIELDS[name];
+    if (!("configKeys" in spec) || !("ownsKeys" in spec)) return [];
+    const wanted = (spec.configKeys as ConfigKeys<unknown>).format(desired[name], seen);
+    return Object.keys(config).filter((key) => spec.ownsKeys.test(key) && !(key in wanted));
+  });
+}
+
+/** The fields converge writes: those set, except a shorthand whose full form is set. */
+function writtenFields(desired: Values): FieldName[] {
+  return FIELD_NAMES.filter((name) => desired[name] !== undefined && !superseded(name, desired));
+}
+
+/** Whether `name` is a shorthand (`network`) of an input that is set (`networks`). */
+function superseded(name: FieldName, inputs: Values): boolean {
+  const spec = FIELDS[name];
+  return "shorthandOf" in spec && inputs[spec.shorthandOf as FieldName] !== undefined;
 }
 
 /** Whether any of these config keys holds a change a running VM takes only at its reboot. */
@@ -52,7 +81,7 @@ export function observedInputs(
     const input = inputs[name];
     if (readBack.from === "mark") {
       out[name] = mark ? (mark as Readonly<Record<string, unknown>>)[name] : input;
-    } else if (readBack.from === "vm") {
+    } else if (readBack.from === "vm" && !superseded(name, inputs)) {
       const read = readBack.read as (vm: ObservedVm, input: unknown) => unknown;
       out[name] = input === undefined ? undefined : read(vm, input);
     } else {

@@ -38,8 +38,8 @@ export type ReadBack<T> =
 
 /** What converge knows besides the inputs when it formats a config value. */
 export interface Seen {
-  /** The MAC of net0 as PVE generated it, kept unless the user pins one. */
-  readonly mac: string | undefined;
+  /** Each NIC's MAC (net0, net1…) as PVE generated it, kept unless the user pins one. */
+  readonly macs: Readonly<Record<string, string | undefined>>;
 }
 
 /** The PVE config key a field is written to, and how. */
@@ -48,6 +48,14 @@ export interface ConfigKey<T> {
   readonly format: (value: T, seen: Seen) => string | number;
   /** Whether PVE's current value already says what `wanted` says (default: the same text). */
   readonly same?: (current: unknown, wanted: string | number) => boolean;
+}
+
+/** A field written to several PVE keys (disks → scsi0, scsi1; NICs → net0, net1). */
+export interface ConfigKeys<T> {
+  /** The keys and values the field wants now. */
+  readonly format: (value: T, seen: Seen) => Readonly<Record<string, string | number>>;
+  /** Whether PVE's current value of `key` already says what `wanted` says (default: same text). */
+  readonly same?: (key: string, current: unknown, wanted: string | number) => boolean;
 }
 
 export interface FieldSpec<S extends z.ZodType = z.ZodType> {
@@ -69,6 +77,19 @@ export interface FieldSpec<S extends z.ZodType = z.ZodType> {
   /** The schema of the value in the stored state (lenient: the state only has to be read). */
   readonly stored: z.ZodType;
   readonly config?: ConfigKey<z.output<S>>;
+  readonly configKeys?: ConfigKeys<z.output<S>>;
+  /**
+   * The PVE keys the field owns when it is set: any of them that `configKeys` no longer wants is
+   * deleted (a NIC dropped from `networks`).
+   */
+  readonly ownsKeys?: RegExp;
+  /**
+   * The input this one is a shorthand of (`network` of `networks`): `check` refuses both
+   * together, and when the full form is set the shorthand is neither written nor read back.
+   */
+  readonly shorthandOf?: string;
+  /** Inputs `check` refuses together with this one, with the reason. */
+  readonly excludes?: { readonly input: string; readonly reason: string };
   readonly readBack: ReadBack<z.output<S>>;
   /** A value `check` accepts and one it refuses: the spec's test runs both. */
   readonly example: { readonly valid: unknown; readonly invalid: unknown };

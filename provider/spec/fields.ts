@@ -7,9 +7,17 @@ import { z } from "zod";
 import { userDescription } from "../identity";
 import { kindOf, normalizeTags } from "../inputs";
 import { CloudInitInputSchema } from "../seed/inputs";
-import { bootDisk, diskSizeGiB, formatNet0, parseNet0, parseTags } from "../state/vm-facts";
+import { canonical } from "../canonical";
+import { bootDisk, diskSizeGiB, formatNic, parseNic, parseTags, type Nic } from "../state/vm-facts";
 import { field } from "./field";
-import { networkSchema } from "./network";
+import {
+  nameserversSchema,
+  networkSchema,
+  networksSchema,
+  nicKey,
+  searchDomainsSchema,
+  type NicInputs,
+} from "./network";
 
 const nodeName = z
   .string()
@@ -203,27 +211,28 @@ export const FIELDS = {
     example: { valid: 32, invalid: 2.5 },
   }),
   network: field({
-    doc: "The VM's NIC (net0) and the address its seed configures.",
+    doc: "The VM's NIC (net0) and the address its seed configures; the one-NIC form of `networks`.",
     docType: "NetworkArgs",
     schema: networkSchema,
     default: networkSchema.parse({}),
     mayBeUnknown: false,
     change: "hot",
     stored: networkSchema,
+    shorthandOf: "networks",
     config: {
       key: "net0",
-      format: (network, seen) => formatNet0(network, seen.mac),
-      // Only what formatNet0 writes: PVE's own options (firewall=1, queues…) stay as they are.
+      format: (network, seen) => formatNic(network, seen.macs["net0"]),
+      // Only what formatNic writes for this form: PVE's own options (firewall=1, queues…) stay.
       same: (current, wanted) => {
-        const now = parseNet0(typeof current === "string" ? current : undefined);
-        const want = parseNet0(String(wanted));
+        const now = parseNic(typeof current === "string" ? current : undefined);
+        const want = parseNic(String(wanted));
         return now !== undefined && want !== undefined && sameNic(now, want);
       },
     },
     readBack: {
       from: "vm",
       read: ({ config }, input) => {
-        const net0 = parseNet0(config.net0);
+        const net0 = parseNic(config.net0);
         return {
           ...input,
           bridge: net0?.bridge ?? input.bridge,
@@ -233,6 +242,71 @@ export const FIELDS = {
       },
     },
     example: { valid: { bridge: "vmbr1", vlan: 20 }, invalid: { vlan: 5000 } },
+  }),
+  networks: field({
+    doc:
+      "The VM's NICs in order (net0, net1…), each with the address its seed configures, matched " +
+      "by MAC. NICs beyond the list are removed; a NIC added to a running VM is hot-plugged.",
+    docType: "NicArgs[]",
+    schema: networksSchema,
+    mayBeUnknown: false,
+    change: "hot",
+    stored: networksSchema.optional(),
+    configKeys: {
+      format: (nics, seen) =>
+        Object.fromEntries(nics.map((nic, i) => [nicKey(i), formatNic(nic, seen.macs[nicKey(i)])])),
+      same: (_key, current, wanted) => {
+        const now = parseNic(typeof current === "string" ? current : undefined);
+        const want = parseNic(String(wanted));
+        return (
+          now !== undefined && want !== undefined && canonical(asked(now, want)) === canonical(want)
+        );
+      },
+    },
+    ownsKeys: /^net\d+$/,
+    readBack: {
+      from: "vm",
+      // A NIC missing on PVE is missing from the list, so `up` adds it again.
+      read: ({ config }, input) =>
+        input.flatMap((nic, i) => {
+          const now = parseNic(config[nicKey(i)] as string | undefined);
+          return now === undefined ? [] : [{ ...nic, ...asked(now, nic) } as NicInputs];
+        }),
+    },
+    example: {
+      valid: [{ bridge: "vmbr0" }, { bridge: "vmbr1", vlan: 20, mtu: 9000, firewall: true }],
+      invalid: [{ bridge: "vmbr0" }, { bridge: "vmbr1", queues: 65 }],
+    },
+  }),
+  nameservers: field({
+    doc: "DNS servers the seed configures (on the first NIC). With `network`, set them there.",
+    docType: "string[]",
+    schema: nameserversSchema,
+    mayBeUnknown: false,
+    change: "reboot",
+    stored: z.array(z.string()).optional(),
+    excludes: {
+      input: "network",
+      reason: "set network.nameservers, or move network into networks",
+    },
+    // Part of the seed, whose name carries a hash of its content (the `seedVolid` output).
+    readBack: { from: "input" },
+    example: { valid: ["10.0.0.53", "2001:db8::53"], invalid: ["10.0.0"] },
+  }),
+  searchDomains: field({
+    doc: "DNS search domains the seed configures (on the first NIC). With `network`, set them there.",
+    docType: "string[]",
+    schema: searchDomainsSchema,
+    mayBeUnknown: false,
+    change: "reboot",
+    stored: z.array(z.string()).optional(),
+    excludes: {
+      input: "network",
+      reason: "set network.searchDomains, or move network into networks",
+    },
+    // Part of the seed, whose name carries a hash of its content (the `seedVolid` output).
+    readBack: { from: "input" },
+    example: { valid: ["example.com"], invalid: ["-bad"] },
   }),
   cloudInit: field({
     doc: "Cloud-init for the VM's NoCloud seed. A running VM reboots onto a changed seed.",
@@ -354,8 +428,27 @@ export type FieldName = keyof Fields;
 
 export const FIELD_NAMES = Object.keys(FIELDS) as FieldName[];
 
-function sameNic(a: ReturnType<typeof parseNet0>, b: ReturnType<typeof parseNet0>): boolean {
+function sameNic(a: Nic, b: Nic): boolean {
   return (
     a?.model === b?.model && a?.mac === b?.mac && a?.bridge === b?.bridge && a?.vlan === b?.vlan
   );
+}
+
+/**
+ * What PVE's NIC says about what the program asked for: model, bridge and VLAN always (no tag is a
+ * setting too), the MAC when one is asked for, PVE's other options only when asked for.
+ */
+function asked(now: Nic, want: Nic | NicInputs): Nic {
+  const only = <K extends "mac" | "firewall" | "mtu" | "rate" | "queues">(key: K) =>
+    want[key] === undefined ? {} : { [key]: key === "firewall" ? (now[key] ?? false) : now[key] };
+  return {
+    model: now.model,
+    bridge: now.bridge,
+    vlan: now.vlan,
+    ...only("mac"),
+    ...only("firewall"),
+    ...only("mtu"),
+    ...only("rate"),
+    ...only("queues"),
+  };
 }

@@ -24,6 +24,7 @@ type MemberOf<K extends FieldName> = Norm<pulumi.Unwrap<Exclude<ProxmoxVmArgs[K]
 type SpecOf<K extends FieldName> = Norm<ArgOf<K>>;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const holds = <T extends true>(): T => true as T;
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 describe("the spec", () => {
   it.each(FIELD_NAMES)("documents %s, with the type the docs show", (name) => {
@@ -93,7 +94,7 @@ describe("ProxmoxVmArgs", () => {
     expect(member?.doc).toBe(spec.doc);
     expect(member?.optional).toBe(!("required" in spec && spec.required));
     expect(member?.type).toMatch(
-      new RegExp(`^pulumi\\.Input<(ArgOf<"${name}">|${spec.docType})>$`),
+      new RegExp(`^pulumi\\.Input<(ArgOf<"${name}">|${escaped(spec.docType)})>$`),
     );
   });
 
