@@ -123,12 +123,13 @@ describe("a VM with several NICs against the simulator", () => {
     if (upid) await waitForTask(api, "pve1", upid, { budgetMs: 30_000 });
 
     const read = await readVm(ctx, vm);
-    expect(read?.networks?.[1]).toMatchObject({ bridge: "vmbr0", vlan: 20 });
+    if (read === undefined) throw new Error("the VM was not found on refresh");
+    expect(read.networks?.[1]).toMatchObject({ bridge: "vmbr0", vlan: 20 });
     const news = inputs({ networks: threeNics.slice(0, 2), waitForIp: false });
     expect(diffVm({ ...read }, news)).toMatchObject({ changes: true, changed: ["networks"] });
 
     // The next update puts it back, on the same MAC.
-    const fixed = await updateVm(ctx, read!, news);
+    const fixed = await updateVm(ctx, read, news);
     expect(configOf(vm.vmid)["net1"]).toBe(net1);
     expect(diffVm({ ...fixed }, news).changes).toBe(false);
     await deleteVm(ctx, fixed);
