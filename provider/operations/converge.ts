@@ -6,11 +6,12 @@
  */
 import type { VmConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
-import { PermanentError, TransientError, hasCode, isProxmoxError } from "../errors";
+import { PermanentError, TransientError, aboutVm, hasCode, isProxmoxError } from "../errors";
 import { describe, markFor, readMark } from "../identity";
 import {
   configChanges as specChanges,
   configDeletes,
+  keysWithInputs,
   needsReboot as takesReboot,
 } from "../spec/apply";
 import type { Seen } from "../spec/field";
@@ -82,14 +83,16 @@ export async function converge(
   const set = configChanges(config, desired, naming, { ...seen, seedVolid });
   const deleted = configDeletes(config, desired, seen);
   if (Object.keys(set).length > 0 || deleted.length > 0) {
-    const keys = [...Object.keys(set), ...deleted.map((key) => `${key} (removed)`)];
-    ctx.progress(`${label}: configuring ${keys.join(", ")}`);
-    const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, {
-      set,
-      ...(deleted.length > 0 ? { delete: deleted } : {}),
-    });
-    if (upid)
-      await ctx.waitForTask(vm.node, upid, { budgetMs: budget, step: `${label}: configuring` });
+    const keys = [
+      ...keysWithInputs(Object.keys(set), desired, seen),
+      ...keysWithInputs(deleted, desired, seen).map((key) => `${key} (removed)`),
+    ];
+    await writeConfig(ctx, vm, `configuring ${keys.join(", ")}`, budget, () =>
+      ctx.api.updateVmConfig(vm.node, vm.vmid, {
+        set,
+        ...(deleted.length > 0 ? { delete: deleted } : {}),
+      }),
+    );
   }
 
   // 3. Disk: grow only; a shrink was refused by check and is refused again here.
@@ -214,11 +217,32 @@ async function attachNewNics(
     Object.entries(specChanges(config, desired, seen)).filter(([key]) => unnamed.has(key)),
   );
   if (Object.keys(set).length === 0) return config;
-  const step = `VM ${vm.vmid} on ${vm.node}: adding ${Object.keys(set).join(", ")}`;
-  ctx.progress(step);
-  const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, { set });
-  if (upid) await ctx.waitForTask(vm.node, upid, { budgetMs, step });
+  const keys = keysWithInputs(Object.keys(set), desired, seen);
+  await writeConfig(ctx, vm, `adding ${keys.join(", ")}`, budgetMs, () =>
+    ctx.api.updateVmConfig(vm.node, vm.vmid, { set }),
+  );
   return ctx.api.vmConfig(vm.node, vm.vmid);
+}
+
+/**
+ * One config write and its task, reported as `doing`; a refusal names the VM, its node and the
+ * keys with the inputs behind them (`net1 (networks[1])`), so the user knows what to fix.
+ */
+async function writeConfig(
+  ctx: OperationContext,
+  vm: VmLocation,
+  doing: string,
+  budgetMs: number,
+  write: () => Promise<string | null>,
+): Promise<void> {
+  const step = `VM ${vm.vmid} on ${vm.node}: ${doing}`;
+  ctx.progress(step);
+  try {
+    const upid = await write();
+    if (upid) await ctx.waitForTask(vm.node, upid, { budgetMs, step });
+  } catch (error) {
+    throw aboutVm(error, vm, doing);
+  }
 }
 
 async function growDisk(

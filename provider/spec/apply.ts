@@ -47,6 +47,28 @@ export function configDeletes(config: VmConfig, desired: Values, seen: Seen): st
   });
 }
 
+/**
+ * The config keys, each with the input behind it as the user wrote it (`net1` → `networks[1]`),
+ * for messages about a write PVE refused.
+ */
+export function keysWithInputs(keys: readonly string[], desired: Values, seen: Seen): string[] {
+  const named = new Map<string, string>();
+  for (const name of writtenFields(desired)) {
+    const spec = FIELDS[name];
+    if ("config" in spec) named.set(spec.config.key, name);
+    if ("configKeys" in spec) {
+      const written = Object.keys(
+        (spec.configKeys as ConfigKeys<unknown>).format(desired[name], seen),
+      );
+      written.forEach((key, i) => named.set(key, `${name}[${i}]`));
+    }
+  }
+  return keys.map((key) => {
+    const input = named.get(key);
+    return input === undefined || input === key ? key : `${key} (${input})`;
+  });
+}
+
 /** The fields converge writes: those set, except a shorthand whose full form is set. */
 function writtenFields(desired: Values): FieldName[] {
   return FIELD_NAMES.filter((name) => desired[name] !== undefined && !superseded(name, desired));

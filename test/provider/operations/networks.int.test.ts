@@ -134,4 +134,29 @@ describe("a VM with several NICs against the simulator", () => {
     expect(diffVm({ ...fixed }, news).changes).toBe(false);
     await deleteVm(ctx, fixed);
   });
+
+  it("names the VM, node and NIC when PVE refuses a NIC, and the next update adds it", async () => {
+    const ctx = await contextFor();
+    vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const two = threeNics.slice(0, 2);
+    const vm = await createVm(ctx, inputs({ networks: two }));
+    sim?.faults.failTasks({ type: "qmconfig" }, "hotplug problem - bridge 'vmbr1' does not exist");
+
+    const failed = await updateVm(ctx, vm, inputs({ networks: threeNics })).catch(
+      (error: unknown) => error,
+    );
+    expect(String((failed as Error).message)).toMatch(
+      new RegExp(
+        `VM ${vm.vmid} on node pve1: adding net2 \\(networks\\[2\\]\\) failed: .*bridge 'vmbr1' does not exist`,
+      ),
+    );
+    // Nothing half-written: the VM still has its two NICs, and no third.
+    expect(configOf(vm.vmid)["net2"]).toBeUndefined();
+
+    const retried = await updateVm(ctx, vm, inputs({ networks: threeNics }));
+    expect(String(configOf(vm.vmid)["net2"])).toMatch(/,bridge=vmbr1$/);
+    expect(retried.ipv4Addresses).toContain("192.168.5.10");
+    await deleteVm(ctx, retried);
+    expect(sim?.model.vms.has(vm.vmid)).toBe(false);
+  });
 });
