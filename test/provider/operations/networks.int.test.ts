@@ -159,4 +159,22 @@ describe("a VM with several NICs against the simulator", () => {
     await deleteVm(ctx, retried);
     expect(sim?.model.vms.has(vm.vmid)).toBe(false);
   });
+
+  it("moves a VM from the network shorthand to networks in place, keeping net0 and its MAC", async () => {
+    const ctx = await contextFor();
+    vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const vm = await createVm(ctx, inputs({ network: { bridge: "vmbr0" } }));
+    const net0 = configOf(vm.vmid)["net0"];
+
+    const news = inputs({ networks: threeNics.slice(0, 2) });
+    expect(diffVm({ ...vm }, news)).toMatchObject({ changes: true, replaces: [] });
+    const moved = await updateVm(ctx, vm, news);
+
+    expect(moved.vmid).toBe(vm.vmid);
+    expect(configOf(vm.vmid)["net0"]).toBe(net0);
+    expect(String(configOf(vm.vmid)["net1"])).toMatch(/,bridge=vmbr1,tag=20/);
+    expect(moved.ipv4Addresses).toHaveLength(2);
+    expect(diffVm({ ...(await readVm(ctx, moved)) }, news).changes).toBe(false);
+    await deleteVm(ctx, moved);
+  });
 });
