@@ -83,6 +83,30 @@ const vmidRange = z
   .strictObject({ min: vmid, max: vmid })
   .refine((r) => r.max >= r.min, "max must not be below min");
 
+/**
+ * A VM-level DNS setting: part of the seed (a changed seed reboots a running VM), not of a NIC,
+ * and refused beside an explicit `network`, which carries its own.
+ */
+function seedDns<S extends z.ZodType>(
+  name: "nameservers" | "searchDomains",
+  doc: string,
+  schema: S,
+  example: { readonly valid: unknown; readonly invalid: unknown },
+) {
+  return field({
+    doc,
+    docType: "string[]",
+    schema,
+    mayBeUnknown: false,
+    change: "reboot",
+    stored: z.array(z.string()).optional(),
+    excludes: { input: "network", reason: `set network.${name}, or move network into networks` },
+    // The seed's name carries a hash of its content (the `seedVolid` output): a change is seen there.
+    readBack: { from: "input" },
+    example,
+  });
+}
+
 /** The inputs, in the order the docs list them. */
 export const FIELDS = {
   node: field({
@@ -278,36 +302,18 @@ export const FIELDS = {
       invalid: [{ bridge: "vmbr0" }, { bridge: "vmbr1", queues: 65 }],
     },
   }),
-  nameservers: field({
-    doc: "DNS servers the seed configures (on the first NIC). With `network`, set them there.",
-    docType: "string[]",
-    schema: nameserversSchema,
-    mayBeUnknown: false,
-    change: "reboot",
-    stored: z.array(z.string()).optional(),
-    excludes: {
-      input: "network",
-      reason: "set network.nameservers, or move network into networks",
-    },
-    // Part of the seed, whose name carries a hash of its content (the `seedVolid` output).
-    readBack: { from: "input" },
-    example: { valid: ["10.0.0.53", "2001:db8::53"], invalid: ["10.0.0"] },
-  }),
-  searchDomains: field({
-    doc: "DNS search domains the seed configures (on the first NIC). With `network`, set them there.",
-    docType: "string[]",
-    schema: searchDomainsSchema,
-    mayBeUnknown: false,
-    change: "reboot",
-    stored: z.array(z.string()).optional(),
-    excludes: {
-      input: "network",
-      reason: "set network.searchDomains, or move network into networks",
-    },
-    // Part of the seed, whose name carries a hash of its content (the `seedVolid` output).
-    readBack: { from: "input" },
-    example: { valid: ["example.com"], invalid: ["-bad"] },
-  }),
+  nameservers: seedDns(
+    "nameservers",
+    "DNS servers the seed configures (on the first NIC). With `network`, set them there.",
+    nameserversSchema,
+    { valid: ["10.0.0.53", "2001:db8::53"], invalid: ["10.0.0"] },
+  ),
+  searchDomains: seedDns(
+    "searchDomains",
+    "DNS search domains the seed configures (on the first NIC). With `network`, set them there.",
+    searchDomainsSchema,
+    { valid: ["example.com"], invalid: ["-bad"] },
+  ),
   cloudInit: field({
     doc: "Cloud-init for the VM's NoCloud seed. A running VM reboots onto a changed seed.",
     docType: "CloudInitArgs",

@@ -1,12 +1,9 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { validateCloudInit } from "../../../provider/seed/inputs";
 import { renderSeedDocuments } from "../../../provider/seed/nocloud";
 import { networkSchema, networksSchema, nicsOf, seedNicsOf } from "../../../provider/spec/network";
-import { run } from "../seed/iso-readers";
+import { netConvert } from "../seed/iso-readers";
 
 const MACS = ["BC:24:11:00:00:01", "BC:24:11:00:00:02"];
 
@@ -58,45 +55,24 @@ describe("seedNicsOf", () => {
     const doc =
       renderSeedDocuments(parsed.value, { instanceId: "pp-x", hostname: "x" })["network-config"] ??
       "";
-    const dir = mkdtempSync(join(tmpdir(), "nics-"));
-    try {
-      writeFileSync(join(dir, "network-config"), doc);
-      run("cloud-init", [
-        "devel",
-        "net-convert",
-        "-p",
-        join(dir, "network-config"),
-        "-k",
-        "yaml",
-        "-d",
-        join(dir, "np"),
-        "-D",
-        "ubuntu",
-        "-O",
-        "netplan",
-      ]);
-      const folder = join(dir, "np/etc/netplan");
-      const netplan = readFileSync(join(folder, readdirSync(folder)[0] ?? ""), "utf8");
-      expect(parse(netplan)).toMatchObject({
-        network: {
-          ethernets: {
-            nic0: {
-              match: { macaddress: "bc:24:11:00:00:01" },
-              "set-name": "eth0",
-              dhcp4: true,
-              nameservers: { addresses: ["192.0.2.53"], search: ["example.com"] },
-            },
-            nic1: {
-              match: { macaddress: "bc:24:11:00:00:02" },
-              "set-name": "eth1",
-              addresses: ["192.0.2.10/24"],
-            },
+    const netplan = netConvert(doc, "ubuntu", "netplan");
+    expect(parse(netplan)).toMatchObject({
+      network: {
+        ethernets: {
+          nic0: {
+            match: { macaddress: "bc:24:11:00:00:01" },
+            "set-name": "eth0",
+            dhcp4: true,
+            nameservers: { addresses: ["192.0.2.53"], search: ["example.com"] },
+          },
+          nic1: {
+            match: { macaddress: "bc:24:11:00:00:02" },
+            "set-name": "eth1",
+            addresses: ["192.0.2.10/24"],
           },
         },
-      });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+      },
+    });
   });
 });
 
