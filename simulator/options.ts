@@ -17,9 +17,13 @@ export type TaskType =
   | "qmdestroy"
   | "qmconfig"
   | "qmigrate"
+  | "qmmove"
   | "resize"
   | "imgcopy"
-  | "imgdel";
+  | "imgdel"
+  | "download"
+  | "qmcreate"
+  | "qmtemplate";
 
 export interface SimulatorOptions {
   /** Listen address; default `127.0.0.1`. Anything but loopback needs `allowNonLoopback`. */
@@ -63,6 +67,11 @@ export interface SimulatorOptions {
   readonly guest?: GuestNetworkOptions;
   /** ISO bytes kept per uploaded file so guests can read seeds; larger uploads keep only size. */
   readonly maxRetainedFileBytes?: number;
+  /**
+   * Let `download-url` fetch from non-loopback addresses. Default false: the simulator backs
+   * tests, so a URL that would reach the network fails the download task instead.
+   */
+  readonly allowRemoteDownloads?: boolean;
 }
 
 /** What a guest's agent lists besides `lo` and its NICs (each NIC always has an fe80:: address). */
@@ -93,6 +102,7 @@ export interface ResolvedOptions {
   readonly profile: VersionProfile;
   readonly errorMessageInBody: boolean;
   readonly maxRetainedFileBytes: number;
+  readonly allowRemoteDownloads: boolean;
   readonly guest: Required<GuestNetworkOptions>;
 }
 
@@ -124,6 +134,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     profile,
     errorMessageInBody: options.errorMessageInBody ?? profile.errorMessageInBody,
     maxRetainedFileBytes: options.maxRetainedFileBytes ?? 16 * 1024 * 1024,
+    allowRemoteDownloads: options.allowRemoteDownloads ?? false,
     guest: {
       dockerBridge: options.guest?.dockerBridge ?? false,
       apipa: options.guest?.apipa ?? false,

@@ -14,6 +14,8 @@ export interface ParamSpec {
   readonly max?: number;
   readonly maxLength?: number;
   readonly pattern?: RegExp;
+  /** A format PVE checks in code (property strings…): why a value is bad, or undefined. */
+  readonly verify?: (value: string) => string | undefined;
   /** "Only root may use this option.": a token is never root@pam, so these always fail. */
   readonly rootOnly?: boolean;
 }
@@ -67,8 +69,8 @@ function checkFormat(format: ParamFormat, value: string): string | undefined {
   }
 }
 
-/** Checks one value; returns the typed value or PVE's error text for it. */
-function checkValue(
+/** Checks one value; returns the typed value or PVE's error text for it (check_prop's order). */
+export function checkValue(
   spec: ParamSpec,
   raw: string | number | boolean,
 ): string | number | { error: string } {
@@ -90,6 +92,8 @@ function checkValue(
     const error = checkFormat(spec.format, text);
     if (error !== undefined) return { error };
   }
+  const verified = spec.verify?.(text);
+  if (verified !== undefined) return { error: `invalid format - ${verified}` };
   if (spec.type === "integer" || spec.type === "number") {
     const n = Number(text);
     if (spec.min !== undefined && n < spec.min)

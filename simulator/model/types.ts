@@ -85,6 +85,8 @@ export interface Volume {
   vmid?: number;
   /** File bytes, kept for ISOs up to a cap so the guest can read its seed. */
   data?: Buffer;
+  /** Hex digests of a downloaded file per algorithm, so a second download can compare. */
+  checksums?: Record<string, string>;
 }
 
 export type TaskState = "running" | "stopped";

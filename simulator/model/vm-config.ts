@@ -5,14 +5,85 @@ import type { VmConfig, VmRecord } from "./types.js";
 export const DRIVE_KEY = /^(ide|sata|scsi|virtio|efidisk|tpmstate|unused)\d+$/;
 export const NET_KEY = /^net\d+$/;
 
-/** Keys PVE applies at once even on a running VM ("fast-plug" options and cloud-init). */
+/**
+ * Keys PVE applies at once even on a running VM: its "fast-plug" options, the cgroup limits
+ * (`cpuunits`, `cpulimit`) and, as this simulator has always answered, cloud-init and `agent`.
+ */
 const FAST_PLUG =
-  /^(name|description|tags|onboot|protection|lock|ciuser|cipassword|sshkeys|nameserver|searchdomain|ipconfig\d+|citype|ciupgrade|cicustom|startup|agent)$/;
-/** Keys hot-plugged into a running VM with PVE's default `hotplug: network,disk,usb`. */
-const HOT_PLUG = /^(net\d+|ide\d+|sata\d+|scsi\d+|virtio\d+|usb\d+)$/;
+  /^(name|description|tags|onboot|protection|lock|shares|startup|tablet|hookscript|vmstatestorage|cpuunits|cpulimit|ciuser|cipassword|sshkeys|nameserver|searchdomain|ipconfig\d+|citype|ciupgrade|cicustom|agent)$/;
 
-export function appliesLive(key: string): boolean {
-  return FAST_PLUG.test(key) || HOT_PLUG.test(key);
+/** PVE's default `hotplug` value. */
+export const DEFAULT_HOTPLUG = "network,disk,usb";
+
+/** The features of a `hotplug` value: `0` none, `1` the default set, else a list. */
+export function hotplugFeatures(value: string | number | undefined): Set<string> {
+  const text = String(value ?? DEFAULT_HOTPLUG);
+  if (text === "0") return new Set();
+  return new Set((text === "1" ? DEFAULT_HOTPLUG : text).split(/[,;\s\0]+/));
+}
+
+/** Whether a drive value turns a disk into a CD-ROM or back, which a running VM refuses. */
+export function mediaTypeChange(
+  current: string | number | undefined,
+  next: string | number | null,
+): boolean {
+  if (current === undefined || next === null) return false;
+  return isCdrom(String(current)) !== isCdrom(String(next));
+}
+
+/** Disk options a running VM takes without re-plugging the disk: its I/O limits. */
+const LIVE_DISK_OPTION = /^(bps|iops|mbps)(_rd|_wr)?(_max)?(_length)?$|^(bps|iops)_max_length$/;
+
+/**
+ * Whether a running disk takes a new value at once: another volume is plugged in its place, but
+ * the same volume with other options (cache, discard, ssd, iothread…) waits for a restart.
+ */
+function changesLive(current: string, next: string): boolean {
+  const before = parsePropertyString(current);
+  const after = parsePropertyString(next);
+  if (before.first !== after.first) return true;
+  const keys = new Set([...Object.keys(before.opts), ...Object.keys(after.opts)]);
+  return [...keys].every(
+    (key) => key === "size" || before.opts[key] === after.opts[key] || LIVE_DISK_OPTION.test(key),
+  );
+}
+
+/**
+ * Whether setting (`value`) or deleting (`null`) `key` on a running VM takes effect at once or
+ * waits in the pending section for the next start, as qemu-server's vmconfig_hotplug_pending
+ * decides from the VM's current config.
+ */
+export function hotPlugs(key: string, value: string | number | null, config: VmConfig): boolean {
+  const features = hotplugFeatures(config["hotplug"]);
+  if (FAST_PLUG.test(key)) return true;
+  if (key === "vcpus") return features.has("cpu");
+  if (key === "memory") return features.has("memory") && Number(config["numa"] ?? 0) === 1;
+  if (key === "balloon") {
+    // Turning the balloon device on or off is not hot-pluggable; resizing it is.
+    const enabled = (v: unknown): boolean => v === undefined || v === null || Number(v) !== 0;
+    return enabled(config["balloon"]) === enabled(value ?? undefined);
+  }
+  if (key === "hotplug") {
+    const touchesMemory = (v: unknown): boolean => hotplugFeatures(v as string).has("memory");
+    return !touchesMemory(config["hotplug"]) && !touchesMemory(value ?? undefined);
+  }
+  if (NET_KEY.test(key)) return features.has("network");
+  if (/^usb\d+$/.test(key)) return features.has("usb");
+  if (/^(efidisk|tpmstate)\d+$/.test(key)) return false;
+  if (DRIVE_KEY.test(key) && !/^unused/.test(key)) {
+    // A CD-ROM's media changes live on any bus; IDE and SATA disks are never hot-plugged. A
+    // switch between disk and CD-ROM is tried live too, and refused (mediaTypeChange).
+    const current = config[key];
+    if (mediaTypeChange(current, value)) return true;
+    const cdrom =
+      value !== null &&
+      isCdrom(String(value)) &&
+      (current === undefined || isCdrom(String(current)));
+    if (cdrom) return true;
+    if (!features.has("disk") || /^(ide|sata)/.test(key)) return false;
+    return current === undefined || value === null || changesLive(String(current), String(value));
+  }
+  return /^unused\d+$/.test(key);
 }
 
 /** Splits `virtio=BC:24:11:00:00:01,bridge=vmbr0` or `local:iso/x.iso,media=cdrom`. */
@@ -130,14 +201,15 @@ export function withPending(vm: Pick<VmRecord, "config" | "pending">): VmConfig 
   return out;
 }
 
-/** Memory in bytes from the `memory` property string (MiB, default 512). */
+/** MiB of a `memory` value (`4096` or `current=4096`; PVE's default 512). */
+export function memoryMiB(raw: string | number | undefined): number {
+  if (typeof raw === "number") return raw;
+  return Number(parsePropertyString(String(raw ?? "512")).first.replace(/^current=/, "") || 512);
+}
+
+/** Memory in bytes from the `memory` property string. */
 export function memoryBytes(config: VmConfig): number {
-  const raw = config["memory"];
-  const current =
-    typeof raw === "number"
-      ? raw
-      : Number(parsePropertyString(String(raw ?? "512")).first.replace(/^current=/, "") || 512);
-  return current * 1024 * 1024;
+  return memoryMiB(config["memory"]) * 1024 * 1024;
 }
 
 export function cpuCount(config: VmConfig): number {

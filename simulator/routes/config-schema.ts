@@ -1,7 +1,14 @@
 import type { ParamSchema, ParamSpec } from "../http/index.js";
+import { checkConfigFormat } from "./config-formats.js";
 
 const bool: ParamSpec = { type: "boolean", optional: true };
 const str: ParamSpec = { type: "string", optional: true };
+/** A string key whose value PVE parses as a property string or a named format. */
+const formatted = (name: string): ParamSpec => ({
+  type: "string",
+  optional: true,
+  verify: (value) => checkConfigFormat(name, value),
+});
 const int = (min?: number, max?: number): ParamSpec => ({
   type: "integer",
   optional: true,
@@ -12,12 +19,12 @@ const int = (min?: number, max?: number): ParamSpec => ({
 /** The VM config keys (PVE 8.4 schema subset) that PUT/POST config accept. */
 export const CONFIG_KEYS: ParamSchema = {
   acpi: bool,
-  agent: str,
+  agent: formatted("agent"),
   args: str,
   autostart: bool,
   balloon: int(0),
   bios: { type: "string", optional: true, enum: ["seabios", "ovmf"] },
-  boot: str,
+  boot: formatted("boot"),
   bootdisk: str,
   cdrom: str,
   cicustom: str,
@@ -26,11 +33,12 @@ export const CONFIG_KEYS: ParamSchema = {
   ciupgrade: bool,
   ciuser: str,
   cores: int(1),
-  cpu: str,
+  cpu: formatted("cpu"),
   cpulimit: { type: "number", optional: true, min: 0, max: 128 },
   cpuunits: int(1, 262144),
   description: { type: "string", optional: true, maxLength: 8192 },
-  hotplug: str,
+  hotplug: formatted("hotplug"),
+  hugepages: { type: "string", optional: true, enum: ["any", "2", "1024"] },
   kvm: bool,
   localtime: bool,
   lock: {
@@ -48,8 +56,8 @@ export const CONFIG_KEYS: ParamSchema = {
       "suspended",
     ],
   },
-  machine: str,
-  memory: str,
+  machine: formatted("machine"),
+  memory: formatted("memory"),
   name: { type: "string", optional: true, format: "dns-name" },
   nameserver: str,
   numa: bool,
@@ -80,31 +88,31 @@ export const CONFIG_KEYS: ParamSchema = {
     enum: ["lsi", "lsi53c810", "virtio-scsi-pci", "virtio-scsi-single", "megasas", "pvscsi"],
   },
   searchdomain: str,
+  shares: int(0, 50000),
   smbios1: { type: "string", optional: true, maxLength: 512 },
   sockets: int(1),
   sshkeys: str,
-  startup: str,
+  startup: formatted("startup"),
   tablet: bool,
   tags: { type: "string", optional: true, format: "pve-tag-list" },
   template: bool,
   vcpus: int(1),
-  vga: str,
+  vga: formatted("vga"),
   vmgenid: str,
 };
 
 const FAMILIES: readonly [RegExp, ParamSpec][] = [
   [/^net\d+$/, str],
-  [
-    /^(ide[0-3]|sata[0-5]|scsi([0-9]|[12][0-9]|30)|virtio([0-9]|1[0-5])|efidisk0|tpmstate0|unused\d+)$/,
-    str,
-  ],
+  [/^(ide[0-3]|sata[0-5]|scsi([0-9]|[12][0-9]|30)|virtio([0-9]|1[0-5])|efidisk0|tpmstate0)$/, str],
+  [/^unused\d+$/, str],
   [/^ipconfig\d+$/, str],
   [/^serial[0-3]$/, { type: "string", optional: true, pattern: /^(\/dev\/.+|socket)$/ }],
   [/^(usb|hostpci|numa)\d+$/, str],
 ];
 
 export function configFamily(name: string): ParamSpec | undefined {
-  return FAMILIES.find(([re]) => re.test(name))?.[1];
+  const spec = FAMILIES.find(([re]) => re.test(name))?.[1];
+  return spec === str ? formatted(name) : spec;
 }
 
 /** The privilege PVE's check_vm_modify_config_perm wants for one key ("root" = root only). */

@@ -3,12 +3,15 @@ import { Router } from "../http/router.js";
 import { accessRoutes } from "./access.js";
 import { agentRoutes } from "./agent.js";
 import { clusterRoutes } from "./cluster.js";
+import { downloadUrlRoutes } from "./download-url.js";
 import { haRoutes } from "./ha.js";
 import { qemuCloneRoutes } from "./qemu-clone.js";
 import { qemuConfigRoutes } from "./qemu-config.js";
+import { qemuCreateRoutes } from "./qemu-create.js";
 import { qemuDiskRoutes } from "./qemu-disk.js";
 import { qemuPowerRoutes } from "./qemu-power.js";
 import { qemuReadRoutes } from "./qemu-read.js";
+import { qemuTemplateRoutes } from "./qemu-template.js";
 import { storageRoutes } from "./storage.js";
 import { taskRoutes } from "./tasks.js";
 import { uploadRoutes } from "./upload.js";
@@ -23,10 +26,13 @@ export function buildRouter(): Router<SimContext> {
     ...qemuConfigRoutes,
     ...qemuPowerRoutes,
     ...qemuCloneRoutes,
+    ...qemuCreateRoutes,
+    ...qemuTemplateRoutes,
     ...qemuDiskRoutes,
     ...agentRoutes,
     ...storageRoutes,
     ...uploadRoutes,
+    ...downloadUrlRoutes,
     ...taskRoutes,
   );
   return router;

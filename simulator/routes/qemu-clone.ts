@@ -12,6 +12,8 @@ import {
   type Route,
 } from "../http/index.js";
 import { Cluster } from "../model/cluster.js";
+import { isBaseVolume } from "../model/linked-clones.js";
+import { supportsLinkedClones } from "../model/storage-files.js";
 import type { VmConfig, VmRecord } from "../model/types.js";
 import { driveVolume, DRIVE_KEY, generateMac, isCdrom, withMac } from "../model/vm-config.js";
 
@@ -43,10 +45,11 @@ function precheck(
   }
   const isTemplate = source.config["template"] === 1;
   const full = params["full"] === undefined ? !isTemplate : params["full"] === 1;
+  // clone_vm dies (a 500), it does not raise a parameter error.
   if (!full && params["storage"] !== undefined)
-    throw paramError({ storage: "parameter 'storage' not allowed for linked clones" });
+    throw dieError("parameter 'storage' not allowed for linked clones");
   if (!full && params["format"] !== undefined)
-    throw paramError({ format: "parameter 'format' not allowed for linked clones" });
+    throw dieError("parameter 'format' not allowed for linked clones");
   const target = params["target"] === undefined ? undefined : String(params["target"]);
   if (target !== undefined && !sim.cluster.nodes.has(target))
     throw dieError(`no such cluster node '${target}'`);
@@ -69,7 +72,9 @@ function precheck(
   }
   for (const [key, volid, cdrom] of volumes) {
     if (cdrom) continue;
-    if (!full && !isTemplate)
+    // volume_has_feature('clone'): only a base volume, on a storage that can clone it.
+    const def = sim.cluster.storageOn(node, volid.split(":")[0] ?? "");
+    if (!full && (!isBaseVolume(volid) || !supportsLinkedClones(def)))
       throw dieError(`Linked clone feature is not supported for '${volid}' (${key})`);
     requirePrivs(sim, tokenId, `/storage/${storage ?? volid.split(":")[0] ?? ""}`, [
       "Datastore.AllocateSpace",

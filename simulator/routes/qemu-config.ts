@@ -11,7 +11,20 @@ import {
   type Params,
   type Route,
 } from "../http/index.js";
-import { appliesLive, configDigest, fillMac, normaliseTags, unset } from "../model/vm-config.js";
+import { allocateDisk } from "../model/disk-volumes.js";
+import { applyChange, cleanupPending } from "../model/pending.js";
+import type { VmRecord } from "../model/types.js";
+import {
+  bytesToSize,
+  configDigest,
+  DRIVE_KEY,
+  fillMac,
+  hotPlugs,
+  mediaTypeChange,
+  memoryMiB,
+  normaliseTags,
+  unset,
+} from "../model/vm-config.js";
 import { ANY_CONFIG_PRIV, CONFIG_KEYS, configFamily, keyPrivilege } from "./config-schema.js";
 
 const CONTROL = new Set([
@@ -29,13 +42,34 @@ const CONTROL = new Set([
 function checkKeyPermissions(sim: SimContext, tokenId: string, vmid: number, params: Params): void {
   const keys = Object.keys(params).filter((key) => !CONTROL.has(key));
   const deletes = splitList(String(params["delete"] ?? ""));
-  for (const key of [...keys, ...deletes]) {
+  checkKeyPrivileges(sim, tokenId, vmid, [...keys, ...deletes], params);
+}
+
+/** The privilege each config key needs on the VM, and SDN.Use on each NIC's bridge. */
+export function checkKeyPrivileges(
+  sim: SimContext,
+  tokenId: string,
+  vmid: number,
+  keys: readonly string[],
+  params: Params,
+): void {
+  for (const key of keys) {
     const value = params[key] === undefined ? undefined : String(params[key]);
     const priv = keyPrivilege(key, value);
     if (priv === "root") throw permError(`only root can set '${key}' config`);
     requirePrivs(sim, tokenId, `/vms/${vmid}`, [priv]);
     if (/^net\d+$/.test(key) && value !== undefined) requireBridgeAccess(sim, tokenId, value);
   }
+}
+
+/**
+ * EFI vars and TPM state disks get the size their content needs whatever size was asked for
+ * (qemu-server's create_efidisk and the TPM's fixed 4 MiB).
+ */
+function fixedDiskBytes(key: string, options: string): number | undefined {
+  if (key === "tpmstate0") return 4 * 1024 ** 2;
+  if (key !== "efidisk0") return undefined;
+  return /(?:^|,)efitype=4m/.test(options) ? 528 * 1024 : 128 * 1024;
 }
 
 /** Turns a request value into what PVE stores (MACs filled in, tags normalised, disks allocated). */
@@ -55,20 +89,10 @@ function storedValue(
     const [, storage = "", size = "0", rest = ""] = alloc;
     if (sim.cluster.storageOn(node, storage) === undefined)
       throw dieError(`storage '${storage}' does not exist`);
-    let n = 0;
-    while (sim.cluster.volume(node, `${storage}:vm-${vmid}-disk-${n}`) !== undefined) n += 1;
-    const volid = `${storage}:vm-${vmid}-disk-${n}`;
-    const bytes = Number(size) * 1024 ** 3;
-    sim.cluster.putVolume(node, {
-      volid,
-      storage,
-      content: "images",
-      format: "raw",
-      size: bytes,
-      ctime: Math.floor(Date.now() / 1000),
-      vmid,
-    });
-    return `${volid}${rest},size=${size}G`;
+    const format = /(?:^|,)format=([^,]+)/.exec(rest)?.[1];
+    const bytes = fixedDiskBytes(key, rest) ?? Number(size) * 1024 ** 3;
+    const volid = allocateDisk(sim.cluster, node, storage, vmid, bytes, format);
+    return `${volid}${rest},size=${bytesToSize(bytes)}`;
   }
   const storage = /^([a-z][a-z0-9\-_.]*):/i.exec(value)?.[1];
   if (
@@ -79,6 +103,30 @@ function storedValue(
     throw dieError(`storage '${storage}' does not exist`);
   }
   return value;
+}
+
+/** update_vm's check that the balloon target stays within the (pending) memory. */
+function checkBalloon(vm: VmRecord, params: Params): void {
+  if (params["memory"] === undefined && params["balloon"] === undefined) return;
+  const pick = (key: string): string | number | undefined =>
+    params[key] ?? vm.pending[key] ?? vm.config[key] ?? undefined;
+  const memory = memoryMiB(pick("memory") ?? 512);
+  const balloon = Number(pick("balloon") ?? 0);
+  if (balloon > memory)
+    throw dieError("balloon value too large (must be smaller than assigned memory)");
+}
+
+/** The hot-plug step for one key; its error text when PVE's hot-plug code refuses it. */
+function hotplugProblem(
+  vm: VmRecord,
+  key: string,
+  value: string | number | null,
+): string | undefined {
+  if (DRIVE_KEY.test(key) && mediaTypeChange(vm.config[key], value))
+    return "unable to change media type";
+  if (key !== "vcpus" || value === null) return undefined;
+  const max = Number(vm.config["sockets"] ?? 1) * Number(vm.config["cores"] ?? 1);
+  return Number(value) > max ? "you can't add more vcpus than maxcpus" : undefined;
 }
 
 /** The body of update_vm: runs under the VM's flock, synchronously (PUT) or in a task (POST). */
@@ -94,26 +142,58 @@ export async function updateConfig(sim: SimContext, params: Params): Promise<voi
     }
     const lock = vm.config["lock"];
     if (lock !== undefined) throw dieError(`VM is locked (${lock})`);
+    checkBalloon(vm, params);
     const deletes = splitList(String(params["delete"] ?? "")).map((key) =>
       key === "cdrom" ? "ide2" : key,
     );
+    for (const key of deletes) checkRemovable(vm, key);
+    for (const key of splitList(String(params["revert"] ?? ""))) unset(vm.pending, key);
+    // Like update_vm, every change is written to the pending section first, then applied.
+    const modified = new Set<string>();
+    for (const key of deletes) {
+      if (vm.config[key] === undefined && vm.pending[key] === undefined) continue;
+      vm.pending[key] = null;
+      modified.add(key);
+    }
     for (const [key, value] of Object.entries(params)) {
       if (CONTROL.has(key)) continue;
       const target = key === "cdrom" ? "ide2" : key;
-      const stored = storedValue(sim, node, vmid, target, value);
-      if (vm.status === "running" && !appliesLive(target)) vm.pending[target] = stored;
-      else vm.config[target] = stored;
+      vm.pending[target] = storedValue(sim, node, vmid, target, value);
+      modified.add(target);
     }
-    for (const key of deletes) {
-      if (vm.config[key] === undefined && vm.pending[key] === undefined) continue;
-      if (vm.status === "running" && !appliesLive(key)) vm.pending[key] = null;
-      else unset(vm.config, key);
+    // A stopped VM takes every pending change; a running one tries only this request's keys.
+    const running = vm.status === "running";
+    const force = params["force"] === 1;
+    const errors: Record<string, string> = {};
+    for (const [key, value] of Object.entries(vm.pending)) {
+      if (running && !modified.has(key)) continue;
+      const live = !running || hotPlugs(key, value, vm.config);
+      if (!live) continue;
+      const problem = running ? hotplugProblem(vm, key, value) : undefined;
+      if (problem !== undefined) {
+        errors[key] = `hotplug problem - ${problem}`;
+        continue;
+      }
+      applyChange(sim.cluster, vm, key, value, force);
+      unset(vm.pending, key);
     }
+    cleanupPending(vm);
     sim.cluster.observe(vm);
     sim.changed();
+    if (Object.keys(errors).length > 0) throw paramError(errors);
   } finally {
     release();
   }
+}
+
+/** update_vm refuses to remove a disk (or an unused volume) of a protected VM. */
+function checkRemovable(vm: VmRecord, key: string): void {
+  if (vm.config["protection"] !== 1) return;
+  const value = vm.config[key];
+  if (/^unused\d+$/.test(key) && value !== undefined)
+    throw dieError(`can't remove unused disk '${String(value)}' - protection mode enabled`);
+  if (DRIVE_KEY.test(key) && value !== undefined)
+    throw dieError(`can't remove drive '${key}' - protection mode enabled`);
 }
 
 /** Synchronous checks shared by PUT and POST (before any lock is taken). */
@@ -132,6 +212,12 @@ function precheck(sim: SimContext, tokenId: string, params: Params): void {
     }
     if (keys.includes(key))
       throw paramError({ delete: `you can't use '-${key}' and -delete ${key}' at the same time` });
+  }
+  for (const key of splitList(String(params["revert"] ?? ""))) {
+    if (CONFIG_KEYS[key] === undefined && configFamily(key) === undefined)
+      throw paramError({ revert: `unknown option '${key}'` });
+    if (keys.includes(key))
+      throw paramError({ revert: `you can't use '-${key}' and '-revert ${key}' at the same time` });
   }
   if (keys.length === 0 && deletes.length === 0 && params["revert"] === undefined) {
     throw dieError("no options specified");

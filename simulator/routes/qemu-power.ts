@@ -10,28 +10,21 @@ import {
   type Route,
 } from "../http/index.js";
 import { releaseLeases } from "../guest/boot.js";
+import { assertBasesUnused } from "../model/linked-clones.js";
 import type { TaskContext } from "../model/tasks.js";
 import type { VmRecord } from "../model/types.js";
-import { driveVolume, DRIVE_KEY, unset } from "../model/vm-config.js";
+import { applyPending } from "../model/pending.js";
+import { driveVolume, DRIVE_KEY } from "../model/vm-config.js";
 
 const bool = { type: "boolean", optional: true } as const;
 const rootBool = { type: "boolean", optional: true, rootOnly: true } as const;
 const timeout = { type: "integer", optional: true, min: 0 } as const;
 
-/** Applies pending changes, as a VM stop (or the cleanup after it) does. */
-function applyPending(vm: VmRecord): void {
-  for (const [key, value] of Object.entries(vm.pending)) {
-    if (value === null) unset(vm.config, key);
-    else vm.config[key] = value;
-  }
-  vm.pending = {};
-}
-
 export function markStopped(sim: SimContext, vm: VmRecord): void {
   vm.status = "stopped";
   vm.qmpstatus = "stopped";
   delete vm.startedAt;
-  applyPending(vm);
+  applyPending(sim.cluster, vm);
   vm.guest = vm.guest.seedError === undefined ? {} : { seedError: vm.guest.seedError };
   sim.cluster.observe(vm);
   sim.changed();
@@ -58,7 +51,7 @@ export async function startWorker(
       }
     }
     await ctx.wait(1);
-    applyPending(vm);
+    applyPending(sim.cluster, vm);
     vm.status = "running";
     vm.qmpstatus = "running";
     vm.startedAt = Date.now();
@@ -296,6 +289,7 @@ export const qemuPowerRoutes: Route<SimContext>[] = [
           if (current === undefined) throw configMissing(node, vmid);
           if (current.config["lock"] !== undefined)
             throw dieError(`VM is locked (${current.config["lock"]})`);
+          if (current.config["template"] === 1) assertBasesUnused(sim.cluster, node, current);
           await ctx.wait(0.5);
           for (const volume of [...sim.cluster.volumes.values()]) {
             if (volume.vmid === vmid) {

@@ -68,6 +68,8 @@ export const qemuReadRoutes: Route<SimContext>[] = [
         const pending = vm.pending[key];
         if (pending === null) row["delete"] = 1;
         else if (pending !== undefined) row["pending"] = pending;
+        // The password never leaves the host (cloud-init keys apply at once, so none is pending).
+        if (key === "cipassword" && row["value"] !== undefined) row["value"] = "**********";
         return row;
       });
     },

@@ -1,6 +1,7 @@
 import { hasPriv, requireAnyPriv, requirePrivs, storagePath } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { dieError, NODE, paramError, STORAGE, type Route } from "../http/index.js";
+import { volumeOwner, volumePath } from "../model/storage-files.js";
 import type { StorageSeed, Volume } from "../model/types.js";
 
 /** The storage on the node, or PVE's error for a missing/unavailable one. */
@@ -11,14 +12,6 @@ export function storageOrDie(sim: SimContext, node: string, storage: string): St
     throw dieError(`storage '${storage}' is not available on node '${node}'`);
   }
   throw dieError(`storage '${storage}' does not exist`);
-}
-
-/** Where a volume's file would live, for log lines. */
-export function volumePath(def: StorageSeed, volname: string): string {
-  const base = def.storage === "local" ? "/var/lib/vz" : `/mnt/pve/${def.storage}`;
-  return volname.startsWith("iso/")
-    ? `${base}/template/iso/${volname.slice(4)}`
-    : `${base}/images/${volname}`;
 }
 
 function contentRow(volume: Volume): Record<string, unknown> {
@@ -142,7 +135,7 @@ export const storageRoutes: Route<SimContext>[] = [
       const def = storageOrDie(sim, node, storage);
       const volname = colon > 0 ? raw.slice(colon + 1) : raw;
       const volid = `${storage}:${volname}`;
-      const owner = /^(?:.*\/)?(?:vm|base)-(\d+)-/.exec(volname)?.[1];
+      const owner = volumeOwner(volname);
       const id = owner === undefined ? storage : `${owner}@${storage}`;
       // No reference check: an ISO still in a stopped VM's ide2 is deleted all the same.
       const task = sim.tasks.start(node, "imgdel", id, tokenId, async (ctx) => {

@@ -9,21 +9,43 @@ import {
   PveError,
   STORAGE,
   validateParams,
+  type Params,
   type Route,
 } from "../http/index.js";
-import { storageOrDie, volumePath } from "./storage.js";
+import { templateFeatures } from "../model/pve-features.js";
+import {
+  CHECKSUM_ALGORITHMS,
+  FILE_BASED,
+  fileDigests,
+  storedFile,
+  volumePath,
+} from "../model/storage-files.js";
+import { storageOrDie } from "./storage.js";
 
-const FILE_BASED = new Set(["dir", "nfs", "cifs", "cephfs", "glusterfs", "btrfs"]);
-const ALGORITHMS = ["md5", "sha1", "sha224", "sha256", "sha384", "sha512"];
+/** The parameters upload and download-url share (the file's content type, name and checksum). */
+export function fileParams(contents: readonly string[]) {
+  return {
+    node: NODE,
+    storage: STORAGE,
+    content: { type: "string", enum: contents },
+    filename: { type: "string", maxLength: 255 },
+    checksum: { type: "string", optional: true },
+    "checksum-algorithm": { type: "string", optional: true, enum: CHECKSUM_ALGORITHMS },
+  } as const;
+}
 
-const UPLOAD_PARAMS = {
-  node: NODE,
-  storage: STORAGE,
-  content: { type: "string", enum: ["iso", "vztmpl", "import"] },
-  filename: { type: "string", maxLength: 255 },
-  checksum: { type: "string", optional: true },
-  "checksum-algorithm": { type: "string", optional: true, enum: ALGORITHMS },
-} as const;
+/** `checksum` and `checksum-algorithm` each require the other (PVE's `requires`). */
+export function checkChecksumPair(params: Params): void {
+  const algorithm = params["checksum-algorithm"];
+  const checksum = params["checksum"];
+  if ((algorithm === undefined) !== (checksum === undefined)) {
+    throw paramError(
+      algorithm === undefined
+        ? { "checksum-algorithm": "'checksum-algorithm' is required" }
+        : { checksum: "'checksum' is required" },
+    );
+  }
+}
 
 export const uploadRoutes: Route<SimContext>[] = [
   {
@@ -47,6 +69,7 @@ export const uploadRoutes: Route<SimContext>[] = [
           `wrong field name '${file.field}' for file upload, expected 'filename'`,
         );
       const query = Object.fromEntries(new URL(req.url ?? "/", "http://sim").searchParams);
+      const features = templateFeatures();
       const checked = validateParams(
         {
           ...query,
@@ -55,34 +78,23 @@ export const uploadRoutes: Route<SimContext>[] = [
           node: String(params["node"]),
           storage: String(params["storage"]),
         },
-        UPLOAD_PARAMS,
+        fileParams(features.uploadContents),
       );
       const node = String(checked["node"]);
       const storage = String(checked["storage"]);
       const content = String(checked["content"]);
-      // Directory parts are stripped and unusual characters replaced, as PVE does.
-      const filename = (String(checked["filename"]).split(/[/\\]/).pop() ?? "").replace(
-        /[^a-zA-Z0-9_.-]/g,
-        "_",
+      const { filename, volname, format } = storedFile(
+        content,
+        String(checked["filename"]),
+        features.importExtensions,
       );
-      if (content === "iso" && !/\.(iso|img)$/i.test(filename))
-        throw paramError({ filename: "wrong file extension" });
-      if (content === "vztmpl" && !/\.tar\.([gx]z|zst)$/i.test(filename))
-        throw paramError({ filename: "wrong file extension" });
+      checkChecksumPair(checked);
       const algorithm = checked["checksum-algorithm"];
       const checksum = checked["checksum"];
-      if ((algorithm === undefined) !== (checksum === undefined)) {
-        throw paramError(
-          algorithm === undefined
-            ? { "checksum-algorithm": "'checksum-algorithm' is required" }
-            : { checksum: "'checksum' is required" },
-        );
-      }
       const def = storageOrDie(sim, node, storage);
       if (!FILE_BASED.has(def.type)) throw dieError(`can't upload to storage type '${def.type}'`);
       if (!def.content.includes(content))
         throw dieError(`storage '${storage}' does not support '${content}' content`);
-      const volname = `${content === "iso" ? "iso" : content === "vztmpl" ? "vztmpl" : "import"}/${filename}`;
       const target = volumePath(def, volname);
       return sim.tasks.start(node, "imgcopy", "", tokenId, async (ctx) => {
         const tmp = `/var/tmp/pveupload-${createHash("md5").update(filename).digest("hex")}`;
@@ -107,10 +119,12 @@ export const uploadRoutes: Route<SimContext>[] = [
           volid: `${storage}:${volname}`,
           storage,
           content,
-          format: content === "iso" ? "iso" : content === "vztmpl" ? "tgz" : "raw",
+          format,
           size: file.size,
           ctime: Math.floor(Date.now() / 1000),
-          ...(file.data === undefined ? {} : { data: file.data }),
+          ...(file.data === undefined
+            ? {}
+            : { data: file.data, checksums: fileDigests(file.data) }),
         });
         ctx.log("finished file import successfully");
         sim.changed();

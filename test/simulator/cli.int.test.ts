@@ -1,12 +1,14 @@
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = resolve(__dirname, "..", "..");
-const dir = mkdtempSync(join(tmpdir(), "pve-sim-cli-"));
+// Inside the checkout, so the compiled simulator resolves its dependencies (yaml) from the
+// project's node_modules as the installed package does.
+mkdirSync(join(root, ".e2e"), { recursive: true });
+const dir = mkdtempSync(join(root, ".e2e", "pve-sim-cli-"));
 let cli: string;
 
 beforeAll(() => {
@@ -45,9 +47,7 @@ describe("cli", () => {
     );
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const line = await new Promise<string>((done) =>
-      createInterface({ input: child.stdout }).once("line", done),
-    );
+    const line = await readyLine(child);
     const ready = JSON.parse(line) as Record<string, string>;
     expect(Object.keys(ready)).toEqual(["url", "caFile", "apiToken", "adminUrl"]);
     expect(ready["url"]).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
@@ -70,9 +70,7 @@ describe("cli", () => {
       stdio: ["ignore", "pipe", "pipe"],
     });
     try {
-      const line = await new Promise<string>((done) =>
-        createInterface({ input: child.stdout }).once("line", done),
-      );
+      const line = await readyLine(child);
       const ready = JSON.parse(line) as { url: string; apiToken: string };
       const res = await fetch(`${ready.url}/api2/json/version`, {
         headers: { authorization: `PVEAPIToken=${ready.apiToken}` },
@@ -95,3 +93,14 @@ describe("cli", () => {
     });
   });
 });
+
+/** The simulator's ready line; a child that exits first fails the test with its stderr. */
+function readyLine(child: ChildProcess): Promise<string> {
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise<string>((done, fail) => {
+    if (!child.stdout) throw new Error("pve-sim started without a stdout pipe");
+    createInterface({ input: child.stdout }).once("line", done);
+    child.once("exit", (code) => fail(new Error(`pve-sim exited with ${code} first: ${stderr}`)));
+  });
+}

@@ -26,6 +26,15 @@ async function attachSeed(
   });
 }
 
+/** The agent's interfaces once the guest has booted (polled: boot time varies with load). */
+async function agentAnswer(): Promise<Record<string, unknown>[]> {
+  for (let tries = 0; ; tries++) {
+    const res = await api.get("/nodes/pve1/qemu/100/agent/network-get-interfaces");
+    if (res.status === 200 || tries >= 100) return interfaces();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function startAndBoot(): Promise<void> {
   await api.waitTask(
     "pve1",
@@ -43,6 +52,10 @@ const interfaces = async () =>
 
 describe("routes/agent", () => {
   it("fails as PVE does before the guest boots, then answers", async () => {
+    // A boot long enough that the first agent call lands before it even on a loaded machine.
+    await api.close();
+    await sim.close();
+    ({ sim, api } = await startWithClonedVm({ guestBootMs: 1500 }));
     const stopped = await api.get("/nodes/pve1/qemu/100/agent/network-get-interfaces");
     expect([stopped.status, stopped.statusText]).toEqual([500, "VM 100 is not running"]);
     await api.waitTask(
@@ -54,8 +67,7 @@ describe("routes/agent", () => {
       500,
       { data: null, message: "QEMU guest agent is not running\n" },
     ]);
-    await new Promise((r) => setTimeout(r, 200));
-    const result = await interfaces();
+    const result = await agentAnswer();
     expect(result.map((i) => i["name"])).toEqual(["lo", "eth0"]);
   });
 

@@ -15,7 +15,7 @@ const clone = (params: Record<string, string | number>, node = "pve1", vmid = 90
 
 describe("routes/qemu-clone", () => {
   it("creates the target at once with lock clone and no name, named when the task ends", async () => {
-    ({ sim, api } = await startWithClient({ taskDurationsMs: { qmclone: 300 } }));
+    ({ sim, api } = await startWithClient({ taskDurationsMs: { qmclone: 3000 } }));
     const res = await clone({ newid: 101, name: "web1" });
     const upid = String(data(res));
     expect(upid).toMatch(
@@ -95,14 +95,17 @@ describe("routes/qemu-clone", () => {
     expect(bad.statusText).toBe("can't clone to non-shared storage 'local-lvm'");
   });
 
-  it("rejects 'storage' for linked clones with an errors map", async () => {
+  it("refuses 'storage' and 'format' for linked clones with clone_vm's die, a 500", async () => {
     ({ sim, api } = await startWithClient());
     const res = await clone({ newid: 109, storage: "local-lvm" });
+    expect(res.status).toBe(500);
     expect(res.body).toEqual({
       data: null,
-      errors: { storage: "parameter 'storage' not allowed for linked clones" },
-      message: "Parameter verification failed.\n",
+      message: "parameter 'storage' not allowed for linked clones\n",
     });
+    const format = await clone({ newid: 109, full: 0, format: "qcow2" });
+    expect(format.statusText).toBe("parameter 'format' not allowed for linked clones");
+    expect(sim.model.vms.has(109)).toBe(false);
   });
 
   it("ends the task with PVE's lock timeout when the target flock is held", async () => {

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
 import { data, startWithClient, type TestClient } from "../support/client.js";
+import { IMPORT_STORAGES } from "../support/image-server.js";
 import { uploadFile } from "../support/upload.js";
 
 let sim: Simulator;
@@ -86,6 +87,31 @@ describe("routes/storage", () => {
     expect(field.statusText).toBe("wrong field name 'file' for file upload, expected 'filename'");
     const lvm = await uploadFile(sim, "pve1", "local-lvm", "seed.iso", Buffer.from("x"));
     expect(lvm.statusText).toBe("can't upload to storage type 'lvmthin'");
+  });
+
+  it("takes import uploads only as .ova/.qcow2/.raw/.vmdk, stored with that format", async () => {
+    const img = await uploadFile(sim, "pve1", "shared", "noble.img", Buffer.from("x"), {
+      content: "import",
+    });
+    expect(img.body?.["errors"]).toEqual({ filename: "invalid filename or wrong extension" });
+    const notImport = await uploadFile(sim, "pve1", "local", "noble.qcow2", Buffer.from("x"), {
+      content: "import",
+    });
+    expect(notImport.statusText).toBe("storage 'local' does not support 'import' content");
+    await api.close();
+    await sim.close();
+    ({ sim, api } = await startWithClient({ storages: IMPORT_STORAGES }));
+    const ok = await uploadFile(sim, "pve1", "local", "noble.qcow2", Buffer.alloc(512, 1), {
+      content: "import",
+    });
+    expect((await api.waitTask("pve1", String(ok.body?.["data"])))["exitstatus"]).toBe("OK");
+    const listed = data(await api.get("/nodes/pve1/storage/local/content")) as Record<
+      string,
+      unknown
+    >[];
+    expect(listed.map((v) => [v["volid"], v["format"], v["size"]])).toEqual([
+      ["local:import/noble.qcow2", "qcow2", 512],
+    ]);
   });
 
   it("accepts a large upload streamed in chunks and keeps only its size", async () => {

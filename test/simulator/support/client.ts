@@ -61,6 +61,21 @@ export class TestClient {
     return this.call("GET", path);
   }
 
+  /** PUT …/config of a VM (synchronous update_vm). */
+  putConfig(
+    node: string,
+    vmid: number,
+    params: Record<string, string | number>,
+  ): Promise<ApiResponse> {
+    return this.call("PUT", `/nodes/${node}/qemu/${vmid}/config`, params);
+  }
+
+  /** A VM's config: with pending values applied, or as it is now with `current`. */
+  async vmConfig(node: string, vmid: number, current = false): Promise<Record<string, unknown>> {
+    const res = await this.get(`/nodes/${node}/qemu/${vmid}/config${current ? "?current=1" : ""}`);
+    return res.body?.["data"] as Record<string, unknown>;
+  }
+
   /** Polls a task until it stops; returns its final status data. */
   async waitTask(node: string, upid: string): Promise<Record<string, unknown>> {
     for (let i = 0; i < 500; i += 1) {

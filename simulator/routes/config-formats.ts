@@ -1,0 +1,349 @@
+import {
+  checkPropertyString,
+  parseProperty,
+  type FormatValidator,
+  type PropertyFormat,
+  type SubKey,
+} from "../http/property-string.js";
+
+/**
+ * PVE 8.4's property-string formats for the VM config keys (`scsi0: local-lvm:32,ssd=1`), checked
+ * the way PVE::JSONSchema's parse_property_string and check_object do: a value that does not
+ * parse, or a sub-key that fails its own schema, is one `invalid format - …` text for the key,
+ * followed by one `<key>.<sub>: <reason>` line per failing sub-key.
+ */
+
+const opt = (type: SubKey["type"], extra: Partial<SubKey> = {}): SubKey => ({
+  type,
+  optional: true,
+  ...extra,
+});
+const bool = opt("boolean");
+const oneOf = (...values: string[]): SubKey => opt("string", { enum: values });
+
+const STORAGE_ID = "[a-z][a-z0-9\\-_.]*[a-z0-9]";
+const VOLUME_ID = new RegExp(`^${STORAGE_ID}:.+$`, "i");
+const DISK_SIZE = /^(\d+(\.\d+)?)([KMGT])?$/;
+
+function volumeIdOrPath(value: string): string | undefined {
+  if (value === "none" || value === "cdrom" || value.startsWith("/") || VOLUME_ID.test(value)) {
+    return undefined;
+  }
+  return `unable to parse volume ID '${value}'`;
+}
+
+function diskSize(value: string): string | undefined {
+  return DISK_SIZE.test(value) ? undefined : `value does not look like a valid disk size: ${value}`;
+}
+
+function macAddress(value: string): string | undefined {
+  return /^[a-f0-9][02468ace](?::[a-f0-9]{2}){5}$/i.test(value)
+    ? undefined
+    : "value does not look like a valid unicast MAC address";
+}
+
+const FILE: SubKey = { type: "string", defaultKey: true, verify: volumeIdOrPath };
+const IMAGE_FORMAT = oneOf("raw", "cow", "qcow", "qed", "qcow2", "vmdk", "cloop");
+const SIZE = opt("string", { verify: diskSize });
+/** The same sub-key schema for each of a space-separated list of names. */
+const each = (names: string, spec: SubKey): PropertyFormat =>
+  Object.fromEntries(names.split(" ").map((name) => [name, spec]));
+
+const THROTTLING: PropertyFormat = {
+  ...each(
+    "bps bps_rd bps_wr iops iops_max iops_rd iops_rd_max iops_wr iops_wr_max",
+    opt("integer"),
+  ),
+  ...each(
+    "bps_max_length bps_rd_max_length bps_wr_max_length iops_max_length iops_rd_max_length iops_wr_max_length",
+    opt("integer", { min: 1 }),
+  ),
+  ...each("mbps mbps_max mbps_rd mbps_rd_max mbps_wr mbps_wr_max", opt("number")),
+  ...each("cyls heads secs", opt("integer")),
+};
+
+/** What every disk-like key (drives, EFI vars, TPM state) says about its volume. */
+const VOLUME: PropertyFormat = {
+  file: FILE,
+  volume: { alias: "file", keyAlias: "" },
+  "import-from": opt("string", { verify: volumeIdOrPath }),
+  size: SIZE,
+};
+
+/** The options every bus shares. */
+const DRIVE_BASE: PropertyFormat = {
+  ...VOLUME,
+  format: IMAGE_FORMAT,
+  media: oneOf("cdrom", "disk"),
+  cache: oneOf("none", "writethrough", "writeback", "unsafe", "directsync"),
+  discard: oneOf("ignore", "on"),
+  aio: oneOf("native", "threads", "io_uring"),
+  backup: bool,
+  replicate: bool,
+  snapshot: bool,
+  shared: bool,
+  detect_zeroes: bool,
+  rerror: oneOf("ignore", "report", "stop"),
+  werror: oneOf("enospc", "ignore", "report", "stop"),
+  serial: opt("string", { pattern: /^.{0,60}$/ }),
+  trans: oneOf("none", "lba", "auto"),
+  ...THROTTLING,
+};
+
+/** Per bus: `iothread` on scsi/virtio, `ssd` on all but virtio, `ro` on scsi/virtio. */
+const DRIVE_FORMATS = {
+  ide: { ...DRIVE_BASE, ssd: bool, wwn: opt("string", { pattern: /^0x[0-9a-fA-F]{16}$/ }) },
+  sata: { ...DRIVE_BASE, ssd: bool, wwn: opt("string", { pattern: /^0x[0-9a-fA-F]{16}$/ }) },
+  scsi: {
+    ...DRIVE_BASE,
+    ssd: bool,
+    iothread: bool,
+    ro: bool,
+    scsiblock: bool,
+    queues: opt("integer", { min: 2 }),
+    wwn: opt("string", { pattern: /^0x[0-9a-fA-F]{16}$/ }),
+  },
+  virtio: { ...DRIVE_BASE, iothread: bool, ro: bool },
+} satisfies Record<string, PropertyFormat>;
+
+const NIC_MODELS = [
+  "e1000",
+  "e1000-82540em",
+  "e1000-82544gc",
+  "e1000-82545em",
+  "e1000e",
+  "i82551",
+  "i82557b",
+  "i82559er",
+  "ne2k_isa",
+  "ne2k_pci",
+  "pcnet",
+  "rtl8139",
+  "virtio",
+  "vmxnet3",
+];
+
+const NET: PropertyFormat = {
+  model: { type: "string", defaultKey: true, enum: NIC_MODELS },
+  ...Object.fromEntries(
+    NIC_MODELS.map((model) => [model, { alias: "macaddr", keyAlias: "model" }]),
+  ),
+  macaddr: opt("string", { verify: macAddress }),
+  bridge: opt("string", { pattern: /^[-_.\w\d]+$/ }),
+  tag: opt("integer", { min: 1, max: 4094 }),
+  trunks: opt("string", { pattern: /^\d+(?:-\d+)?(?:;\d+(?:-\d+)?)*$/ }),
+  firewall: bool,
+  link_down: bool,
+  mtu: opt("integer", { min: 1, max: 65520 }),
+  queues: opt("integer", { min: 0, max: 64 }),
+  rate: opt("number", { min: 0 }),
+};
+
+const EFIDISK: PropertyFormat = {
+  ...VOLUME,
+  format: IMAGE_FORMAT,
+  efitype: oneOf("2m", "4m"),
+  "pre-enrolled-keys": bool,
+};
+
+const TPMSTATE: PropertyFormat = {
+  ...VOLUME,
+  version: oneOf("v1.2", "v2.0"),
+};
+
+/** PVE 8.4's built-in CPU models (a `custom-` prefix names a cluster-wide model instead). */
+const CPU_MODELS = new Set(
+  `
+  486 athlon Broadwell Broadwell-IBRS Broadwell-noTSX Broadwell-noTSX-IBRS Cascadelake-Server
+  Cascadelake-Server-noTSX Cascadelake-Server-v2 Cascadelake-Server-v4 Cascadelake-Server-v5
+  Conroe Cooperlake Cooperlake-v2 core2duo coreduo EPYC EPYC-Genoa EPYC-IBPB EPYC-Milan
+  EPYC-Milan-v2 EPYC-Rome EPYC-Rome-v2 EPYC-Rome-v3 EPYC-Rome-v4 EPYC-v3 EPYC-v4 GraniteRapids
+  Haswell Haswell-IBRS Haswell-noTSX Haswell-noTSX-IBRS host Icelake-Client
+  Icelake-Client-noTSX Icelake-Server Icelake-Server-noTSX Icelake-Server-v3 Icelake-Server-v4
+  Icelake-Server-v5 Icelake-Server-v6 IvyBridge IvyBridge-IBRS KnightsMill kvm32 kvm64 max
+  Nehalem Nehalem-IBRS Opteron_G1 Opteron_G2 Opteron_G3 Opteron_G4 Opteron_G5 Penryn pentium
+  pentium2 pentium3 phenom qemu32 qemu64 SandyBridge SandyBridge-IBRS SapphireRapids
+  SapphireRapids-v2 Skylake-Client Skylake-Client-IBRS Skylake-Client-noTSX-IBRS
+  Skylake-Client-v4 Skylake-Server Skylake-Server-IBRS Skylake-Server-noTSX-IBRS
+  Skylake-Server-v4 Skylake-Server-v5 Westmere Westmere-IBRS x86-64-v2 x86-64-v2-AES x86-64-v3
+  x86-64-v4
+  `
+    .trim()
+    .split(/\s+/),
+);
+
+/** The flags a VM's own `cpu` may toggle (custom models may set any). */
+const VM_CPU_FLAGS = [
+  "pcid",
+  "spec-ctrl",
+  "ibpb",
+  "ssbd",
+  "virt-ssbd",
+  "amd-ssbd",
+  "amd-no-ssb",
+  "pdpe1gb",
+  "md-clear",
+  "hv-tlbflush",
+  "hv-evmcs",
+  "aes",
+];
+
+/** A VM's `cpu` must name an existing model and may only toggle a few flags. */
+function vmCpu(cpu: Readonly<Record<string, string>>): string | undefined {
+  const type = cpu["cputype"];
+  if (type === undefined || type === "") return "CPU is missing cputype";
+  // The simulator defines no cluster-wide custom models.
+  if (type.startsWith("custom-")) return `Custom cputype '${type.slice(7)}' not found`;
+  if (!CPU_MODELS.has(type))
+    return `Built-in cputype '${type}' is not defined (missing 'custom-' prefix?)`;
+  const flags = cpu["flags"];
+  const vmFlag = new RegExp(`^[+-](${VM_CPU_FLAGS.join("|")})$`);
+  if (flags !== undefined && !flags.split(";").every((flag) => vmFlag.test(flag)))
+    return `VM-specific CPU flags must be a subset of: ${VM_CPU_FLAGS.join(", ")}`;
+  if (cpu["reported-model"] !== undefined)
+    return "Property 'reported-model' not allowed in VM-specific CPU config.";
+  return undefined;
+}
+
+function physBits(value: string): string | undefined {
+  const ok = value === "host" || (/^\d{1,2}$/.test(value) && +value >= 8 && +value <= 64);
+  return ok ? undefined : "value must be an integer between 8 and 64 or 'host'";
+}
+
+const CPU_FLAG = "[+-][a-zA-Z0-9\\-_.]+";
+
+const CPU: PropertyFormat = {
+  cputype: opt("string", { defaultKey: true }),
+  flags: opt("string", { pattern: new RegExp(`^${CPU_FLAG}(;${CPU_FLAG})*$`) }),
+  hidden: bool,
+  "hv-vendor-id": opt("string", { pattern: /^[a-zA-Z0-9]{1,12}$/ }),
+  "phys-bits": opt("string", { verify: physBits }),
+  "reported-model": opt("string", { enum: [...CPU_MODELS] }),
+};
+
+const MEMORY: PropertyFormat = {
+  current: { type: "integer", defaultKey: true, min: 16 },
+};
+
+const AGENT: PropertyFormat = {
+  enabled: { type: "boolean", defaultKey: true },
+  "freeze-fs-on-backup": bool,
+  fstrim_cloned_disks: bool,
+  type: oneOf("virtio", "isa"),
+};
+
+/** q35 or i440fx (`pc`), optionally pinned to a QEMU machine version (`pc-q35-8.1+pve0`). */
+export const MACHINE_TYPE =
+  /^(pc|pc(-i440fx)?-\d+(\.\d+)+(\+pve\d+)?(\.pxe)?|q35|pc-q35-\d+(\.\d+)+(\+pve\d+)?(\.pxe)?|virt(?:-\d+(\.\d+)+)?(\+pve\d+)?)$/;
+
+const MACHINE: PropertyFormat = {
+  type: { type: "string", defaultKey: true, optional: true, pattern: MACHINE_TYPE },
+  viommu: oneOf("intel", "virtio"),
+  "enable-s3": bool,
+  "enable-s4": bool,
+};
+
+const VGA: PropertyFormat = {
+  type: {
+    type: "string",
+    defaultKey: true,
+    optional: true,
+    enum: "cirrus qxl qxl2 qxl3 qxl4 none serial0 serial1 serial2 serial3 std virtio virtio-gl vmware".split(
+      " ",
+    ),
+  },
+  memory: opt("integer", { min: 4, max: 512 }),
+  clipboard: oneOf("vnc"),
+};
+
+const DRIVE_NAME =
+  /^(ide[0-3]|sata[0-5]|scsi([0-9]|[12][0-9]|30)|virtio([0-9]|1[0-5])|efidisk0|tpmstate0)$/;
+
+function bootOrder(value: string): string | undefined {
+  const bad = value
+    .split(";")
+    .find((dev) => !DRIVE_NAME.test(dev) && !/^(net\d+|usb\d+|hostpci\d+)$/.test(dev));
+  return bad === undefined ? undefined : `invalid boot device '${bad}'`;
+}
+
+const BOOT: PropertyFormat = {
+  legacy: { type: "string", defaultKey: true, optional: true, pattern: /^[acdn]{1,4}$/ },
+  order: opt("string", { verify: bootOrder }),
+};
+
+const IPV4_CIDR = /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/;
+const IPV4 = /^(\d{1,3}\.){3}\d{1,3}$/;
+const IPV6_CIDR = /^[0-9a-f:]+\/\d{1,3}$/i;
+const IPV6 = /^[0-9a-f:]+$/i;
+
+const IPCONFIG: PropertyFormat = {
+  ip: opt("string", {
+    verify: (v) =>
+      v === "dhcp" || IPV4_CIDR.test(v)
+        ? undefined
+        : "value does not look like a valid IPv4 network configuration",
+  }),
+  gw: opt("string", {
+    verify: (v) => (IPV4.test(v) ? undefined : "value does not look like a valid IPv4 address"),
+  }),
+  ip6: opt("string", {
+    verify: (v) =>
+      v === "dhcp" || v === "auto" || IPV6_CIDR.test(v)
+        ? undefined
+        : "value does not look like a valid IPv6 network configuration",
+  }),
+  gw6: opt("string", {
+    verify: (v) => (IPV6.test(v) ? undefined : "value does not look like a valid IPv6 address"),
+  }),
+};
+
+/** pve-startup-order: `[order=]N,up=N,down=N`, parsed by hand in PVE (not a property format). */
+function startupOrder(value: string): string | undefined {
+  const ok = value
+    .split(",")
+    .filter((part) => !/^\s*$/.test(part))
+    .every((part) => /^((order=)?\d+|up=\d+|down=\d+)$/.test(part));
+  return ok ? undefined : "unable to parse startup options";
+}
+
+/** pve-hotplug-features: `0`, `1` (the default set) or a list of features. */
+export const HOTPLUG_FEATURES = ["network", "disk", "cpu", "memory", "usb", "cloudinit"];
+
+function hotplugFeatures(value: string): string | undefined {
+  if (value === "0" || value === "1") return undefined;
+  const bad = value.split(/[,;\s\0]+/).find((f) => f !== "" && !HOTPLUG_FEATURES.includes(f));
+  return bad === undefined ? undefined : `invalid hotplug feature '${bad}'`;
+}
+
+const FORMATS: readonly [RegExp, PropertyFormat, FormatValidator?][] = [
+  [/^ide\d+$/, DRIVE_FORMATS.ide],
+  [/^sata\d+$/, DRIVE_FORMATS.sata],
+  [/^scsi\d+$/, DRIVE_FORMATS.scsi],
+  [/^virtio\d+$/, DRIVE_FORMATS.virtio],
+  [/^efidisk0$/, EFIDISK],
+  [/^tpmstate0$/, TPMSTATE],
+  [/^net\d+$/, NET],
+  [/^ipconfig\d+$/, IPCONFIG],
+  [/^cpu$/, CPU, vmCpu],
+  [/^memory$/, MEMORY],
+  [/^agent$/, AGENT],
+  [/^machine$/, MACHINE],
+  [/^vga$/, VGA],
+  [/^boot$/, BOOT],
+];
+
+/** The format check of a config key's value: why it is bad, or undefined when valid. */
+export function checkConfigFormat(name: string, value: string): string | undefined {
+  if (name === "startup") return startupOrder(value);
+  if (name === "hotplug") return hotplugFeatures(value);
+  const entry = FORMATS.find(([re]) => re.test(name));
+  return entry === undefined ? undefined : checkPropertyString(entry[1], name, value, entry[2]);
+}
+
+/** The sub-keys of a valid property string (for the checks that compare keys). */
+export function propertyValues(name: string, value: string): Record<string, string> {
+  const format = FORMATS.find(([re]) => re.test(name))?.[1];
+  if (format === undefined) return {};
+  const parsed = parseProperty(format, value);
+  return typeof parsed === "string" ? {} : parsed;
+}
