@@ -55,7 +55,7 @@ export interface NicArgs {
   readonly model?: pulumi.Input<"virtio" | "e1000" | "rtl8139" | "vmxnet3">;
   /** PVE's firewall on this NIC (default: PVE's, off). */
   readonly firewall?: pulumi.Input<boolean>;
-  /** Virtio only: 576 to 65520, or 1 for the bridge's MTU. */
+  /** Virtio only: 1 to 65520, 1 meaning the bridge's MTU. */
   readonly mtu?: pulumi.Input<number>;
   /** Rate limit in MB/s. */
   readonly rate?: pulumi.Input<number>;

@@ -71,9 +71,8 @@ export const nicSchema = z
     mtu: z
       .number()
       .int()
-      .min(1, "MTU is 1 (the bridge's) or 576 to 65520")
-      .max(65520, "MTU is 1 (the bridge's) or 576 to 65520")
-      .refine((mtu) => mtu === 1 || mtu >= 576, "MTU is 1 (the bridge's) or 576 to 65520")
+      .min(1, "MTU is 1 to 65520 (1: the bridge's)")
+      .max(65520, "MTU is 1 to 65520 (1: the bridge's)")
       .optional(),
     rate: z.number().positive("must be a rate limit in MB/s above 0").optional(),
     queues: z
@@ -84,7 +83,7 @@ export const nicSchema = z
       .optional(),
   })
   .superRefine((nic, ctx) => {
-    // PVE ignores `mtu` on other models (qemu-server applies it to virtio-net only).
+    // PVE's net format: "Force MTU, for VirtIO only".
     if (nic.mtu !== undefined && nic.model !== "virtio")
       ctx.addIssue({ code: "custom", path: ["mtu"], message: "is for virtio NICs only" });
   });

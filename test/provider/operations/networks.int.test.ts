@@ -177,4 +177,21 @@ describe("a VM with several NICs against the simulator", () => {
     expect(diffVm({ ...(await readVm(ctx, moved)) }, news).changes).toBe(false);
     await deleteVm(ctx, moved);
   });
+
+  it("adds a NIC PVE keeps pending (no network in hotplug) and reboots onto it", async () => {
+    const ctx = await contextFor();
+    const progress = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const vm = await createVm(ctx, inputs({ networks: threeNics.slice(0, 2) }));
+    sim?.faults.setConfig(vm.vmid, { hotplug: "disk,usb" });
+
+    const added = await updateVm(ctx, vm, inputs({ networks: threeNics }));
+    const lines = progress.mock.calls.map(([line]) => String(line));
+    expect(lines).toContainEqual(expect.stringMatching(/adding net2 \(networks\[2\]\)/));
+    expect(lines).toContainEqual(expect.stringMatching(/rebooting to apply changes/));
+    // The reboot applied the pending NIC, and the guest configured it from the new seed.
+    expect(sim?.model.vms.get(vm.vmid)?.pending["net2"]).toBeUndefined();
+    expect(String(configOf(vm.vmid)["net2"])).toMatch(/,bridge=vmbr1$/);
+    expect(added.ipv4Addresses).toContain("192.168.5.10");
+    await deleteVm(ctx, added);
+  });
 });

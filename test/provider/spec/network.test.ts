@@ -83,7 +83,7 @@ describe("networksSchema", () => {
 
   it.each([
     [[{ mtu: 1 }], true],
-    [[{ mtu: 575 }], false],
+    [[{ mtu: 65521 }], false],
     [[{ queues: 64 }], true],
     [[{ queues: 65 }], false],
     [[{ rate: 0 }], false],
