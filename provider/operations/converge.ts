@@ -44,16 +44,12 @@ export async function converge(
   const vm = await moveBackIfMoved(ctx, found, desired, budget);
   const label = `VM ${vm.vmid} on ${vm.node}`;
   const nics = nicsOf(desired);
-  const config = await attachNewNics(
-    ctx,
-    vm,
+  const current =
     knownConfig !== undefined && vm === found
       ? knownConfig
-      : await ctx.api.vmConfig(vm.node, vm.vmid),
-    desired,
-    nics,
-    budget,
-  );
+      : await ctx.api.vmConfig(vm.node, vm.vmid);
+  // 0. A NIC that does not exist yet gets its MAC from PVE before the seed names it.
+  const config = await attachNewNics(ctx, vm, current, desired, nics, budget);
   const previousSeed = cdromVolid(config.ide2);
 
   // 1. The seed: built for the NICs' real MACs, so network-config can match each by address.
@@ -190,7 +186,10 @@ function configChanges(
 function seenIn(config: VmConfig, nics: VmNics): Seen {
   return {
     macs: Object.fromEntries(
-      nics.nics.map((nic, i) => [nicKey(i), nic.mac ?? parseNic(config[nicKey(i)] as string)?.mac]),
+      nics.nics.map((nic, i) => [
+        nicKey(i),
+        nic.mac ?? parseNic(config[nicKey(i)] as string | undefined)?.mac,
+      ]),
     ),
   };
 }
