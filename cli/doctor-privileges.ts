@@ -39,7 +39,7 @@ export function requirements(input: RequirementInput): Requirement[] {
   add("VM.Audit", "/vms", "list and read VMs (refresh, delete, sweep)");
   add("VM.Config.CPU", "/vms", "set cores");
   add("VM.Config.Memory", "/vms", "set memory");
-  add("VM.Config.Network", "/vms", "set net0");
+  add("VM.Config.Network", "/vms", "set, add and remove NICs (net0, net1…)");
   add("VM.Config.Options", "/vms", "set name, description (the identity mark), tags, agent");
   add("VM.Config.CDROM", "/vms", "attach the cloud-init seed ISO (ide2)");
   add(
@@ -68,7 +68,7 @@ export function requirements(input: RequirementInput): Requirement[] {
   add("Datastore.Audit", iso, "list seed ISOs and attach them");
   if (input.pveMajor >= 8) {
     for (const bridge of input.bridges) {
-      add("SDN.Use", `/sdn/zones/localnetwork/${bridge}`, `use bridge ${bridge} (clone, net0)`);
+      add("SDN.Use", `/sdn/zones/localnetwork/${bridge}`, `use bridge ${bridge} (clone, NICs)`);
     }
   }
   for (const node of input.nodes) {

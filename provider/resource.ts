@@ -47,6 +47,28 @@ export interface NetworkArgs {
 /** One entry of `disks`: a disk slot, its size and storage, and the options the program sets. */
 export type DiskArgs = ArgOf<"disks">[number];
 
+/** One NIC of `networks`: PVE's device options and the address its seed configures. */
+export interface NicArgs {
+  /** Default `vmbr0`. */
+  readonly bridge?: pulumi.Input<string>;
+  readonly vlan?: pulumi.Input<number>;
+  /** Pin the MAC; by default the one PVE generated for the NIC is kept. */
+  readonly mac?: pulumi.Input<string>;
+  /** Default `virtio`. */
+  readonly model?: pulumi.Input<"virtio" | "e1000" | "rtl8139" | "vmxnet3">;
+  /** PVE's firewall on this NIC (default: PVE's, off). */
+  readonly firewall?: pulumi.Input<boolean>;
+  /** Virtio only: 1 to 65520, 1 meaning the bridge's MTU. */
+  readonly mtu?: pulumi.Input<number>;
+  /** Rate limit in MB/s. */
+  readonly rate?: pulumi.Input<number>;
+  /** Packet queues, 1 to 64 (multiqueue virtio). */
+  readonly queues?: pulumi.Input<number>;
+  /** `"dhcp"` (default) or a static address with prefix, e.g. `{ address: "10.0.0.5/24", gateway: "10.0.0.1" }`. */
+  readonly ipv4?: pulumi.Input<"dhcp" | { address: string; gateway?: string }>;
+  readonly ipv6?: pulumi.Input<"dhcp" | "auto" | { address: string; gateway?: string }>;
+}
+
 /**
  * The inputs. Each member's type and doc comment come from the spec (provider/spec/fields.ts): a
  * test fails when they disagree, or when a member is missing or extra.
@@ -85,8 +107,17 @@ export interface ProxmoxVmArgs {
    * Instead of `diskSize`, not with it.
    */
   readonly disks?: pulumi.Input<ArgOf<"disks">>;
-  /** The VM's NIC (net0) and the address its seed configures. */
+  /** The VM's NIC (net0) and the address its seed configures; the one-NIC form of `networks`. */
   readonly network?: pulumi.Input<NetworkArgs>;
+  /**
+   * The VM's NICs in order (net0, net1…), each with the address its seed configures, matched by
+   * MAC. NICs beyond the list are removed; a NIC added to a running VM is hot-plugged.
+   */
+  readonly networks?: pulumi.Input<NicArgs[]>;
+  /** DNS servers the seed configures (on the first NIC). With `network`, set them there. */
+  readonly nameservers?: pulumi.Input<ArgOf<"nameservers">>;
+  /** DNS search domains the seed configures (on the first NIC). With `network`, set them there. */
+  readonly searchDomains?: pulumi.Input<ArgOf<"searchDomains">>;
   /** Cloud-init for the VM's NoCloud seed. A running VM reboots onto a changed seed. */
   readonly cloudInit?: pulumi.Input<CloudInitArgs>;
   /** Compared the way PVE stores them: lower-case, sorted, unique. */

@@ -26,7 +26,7 @@ export function checkVm(
         .filter((issue) => !touchesUnknown(news, issue.path))
         .flatMap((issue) => failuresOf(issue, news));
 
-  failures.push(...saidTwice(news));
+  failures.push(...saidTwice(news), ...writtenTogether(news));
   if (parsed.success)
     failures.push(...refusedChanges(olds, parsed.data), ...conflicts(parsed.data));
   if (parsed.success) failures.push(...bothDiskForms(news));
@@ -93,6 +93,36 @@ function bothDiskForms(news: Readonly<Record<string, unknown>>): CheckFailure[] 
         '(e.g. { interface: "scsi0", sizeGiB: 32 }) and remove diskSize.',
     },
   ];
+}
+
+/**
+ * Inputs the spec says cannot be set together, as the program wrote them (before defaults): a
+ * shorthand and its full form (`network` and `networks`), or an input and one it excludes.
+ */
+function writtenTogether(news: Readonly<Record<string, unknown>>): CheckFailure[] {
+  return FIELD_NAMES.flatMap((property) => {
+    const spec = FIELDS[property];
+    if (news[property] === undefined) return [];
+    if ("shorthandOf" in spec && news[spec.shorthandOf] !== undefined) {
+      return [
+        {
+          property: spec.shorthandOf,
+          reason:
+            `cannot be combined with ${property}, its shorthand: ` +
+            `move ${property} into ${spec.shorthandOf}[0] or remove ${spec.shorthandOf}`,
+        },
+      ];
+    }
+    if ("refusedBeside" in spec && news[spec.refusedBeside.input] !== undefined) {
+      return [
+        {
+          property,
+          reason: `cannot be combined with ${spec.refusedBeside.input}: ${spec.refusedBeside.reason}`,
+        },
+      ];
+    }
+    return [];
+  });
 }
 
 /**

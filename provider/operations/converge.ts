@@ -7,17 +7,20 @@
 import type { VmConfig, VmPendingConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { growing, pollUntil } from "../poll";
-import { TransientError, hasCode, isProxmoxError } from "../errors";
+import { TransientError, aboutVm, hasCode, isProxmoxError } from "../errors";
 import { describe, markFor, readMark } from "../identity";
 import {
   configDeletes,
   configChanges as specChanges,
+  keysWithInputs,
   managedKeys,
   waitingKeys,
 } from "../spec/apply";
 import { restartingDisks } from "../spec/disks";
+import type { Seen } from "../spec/field";
+import { nicKey, nicsOf, type VmNics } from "../spec/network";
 import { ownAddresses } from "../state/guest-addresses";
-import { cdromVolid, guestRunning, parseNet0 } from "../state/vm-facts";
+import { cdromVolid, guestRunning, parseNic } from "../state/vm-facts";
 import { planDisks, runDiskWork } from "./disk-step";
 import { isHaRequest, waitForPowerState } from "./power-state";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
@@ -44,20 +47,23 @@ export async function converge(
   const budget = desired.timeouts.taskMs;
   const vm = await moveBackIfMoved(ctx, found, desired, budget);
   const label = `VM ${vm.vmid} on ${vm.node}`;
-  const known =
+  const nics = nicsOf(desired);
+  const current =
     knownConfig !== undefined && vm === found
       ? knownConfig
       : await ctx.api.vmPending(vm.node, vm.vmid);
+  // 0. A NIC that does not exist yet gets its MAC from PVE before the seed names it.
+  const known = await attachNewNics(ctx, vm, current, desired, nics, budget);
   const config = known.config;
   const previousSeed = cdromVolid(config.ide2);
 
-  // 1. The seed: built for the VM's real MAC, so network-config can match the NIC by address.
-  const mac = desired.network.mac ?? parseNet0(config.net0)?.mac;
+  // 1. The seed: built for the NICs' real MACs, so network-config can match each by address.
+  const seen = seenIn(config, nics);
   const seed = buildVmSeed({
     identity: naming.identity,
     vmName: naming.vmName,
-    mac,
-    network: desired.network,
+    macs: nics.nics.map((_, i) => seen.macs[nicKey(i)]),
+    nics,
     cloudInit: desired.cloudInit,
   });
   const seedVolid = await ensureSeedUploaded(
@@ -76,18 +82,20 @@ export async function converge(
   // A shrink was refused by check; refused again here, before anything is written.
   const diskWork = planDisks(vm, config, desired);
 
-  // 2. Config: only the keys that differ, in one task; detached disks go in the same one.
-  const set = configChanges(config, desired, naming, { mac, seedVolid, config });
-  const detach = configDeletes(config, desired);
-  if (Object.keys(set).length > 0 || detach.length > 0) {
-    const keys = [...Object.keys(set), ...detach.map((key) => `-${key}`)];
-    ctx.progress(`${label}: configuring ${keys.join(", ")}`);
-    const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, {
-      set,
-      ...(detach.length > 0 ? { delete: detach } : {}),
-    });
-    if (upid)
-      await ctx.waitForTask(vm.node, upid, { budgetMs: budget, step: `${label}: configuring` });
+  // 2. Config: only the keys that differ, in one task; removed NICs and detached disks go in it.
+  const set = configChanges(config, desired, naming, { ...seen, seedVolid, config });
+  const deleted = configDeletes(config, desired, seen);
+  if (Object.keys(set).length > 0 || deleted.length > 0) {
+    const keys = [
+      ...keysWithInputs(Object.keys(set), desired, seen),
+      ...keysWithInputs(deleted, desired, seen).map((key) => `${key} (removed)`),
+    ];
+    await writeConfig(ctx, vm, `configuring ${keys.join(", ")}`, budget, () =>
+      ctx.api.updateVmConfig(vm.node, vm.vmid, {
+        set,
+        ...(deleted.length > 0 ? { delete: deleted } : {}),
+      }),
+    );
   }
 
   // 3. Disks: moves to another storage, then grows.
@@ -98,8 +106,8 @@ export async function converge(
   const running = guestRunning(status.status, status.qmpstatus);
   const waiting = running
     ? [
-        ...rebootWaits(known, desired, { mac }, Object.keys(set), seedChanged),
-        ...restartingDisks(config, set, detach),
+        ...rebootWaits(known, desired, seen, Object.keys(set), seedChanged),
+        ...restartingDisks(config, set, deleted),
       ]
     : [];
   const needsReboot = waiting.length > 0 && previousSeed !== undefined;
@@ -148,7 +156,7 @@ export async function converge(
 
   // 6. The guest agent's addresses, when asked.
   if (desired.started && desired.waitForIp)
-    await waitForAddress(ctx, vm, mac, desired.timeouts.agentMs);
+    await waitForAddress(ctx, vm, seen.macs[nicKey(0)], desired.timeouts.agentMs);
 
   // 7. Complete: from now on a create that finds this VM will not resume it.
   if (readMark(config.description)?.phase !== "complete" || "description" in set) {
@@ -176,7 +184,7 @@ export async function converge(
 function rebootWaits(
   known: VmPendingConfig,
   desired: ResolvedInputs,
-  seen: { mac: string | undefined },
+  seen: Seen,
   written: readonly string[],
   seedChanged: boolean,
 ): string[] {
@@ -194,7 +202,7 @@ function configChanges(
   config: VmConfig,
   desired: ResolvedInputs,
   naming: Naming,
-  seen: { mac: string | undefined; seedVolid: string; config: VmConfig },
+  seen: Seen & { seedVolid: string },
 ): Record<string, string | number> {
   // The spec's `agent` entry keeps the guest agent on: it reports the addresses.
   const set = specChanges(config, desired, seen);
@@ -208,6 +216,71 @@ function configChanges(
   );
   if (config.description !== description) set["description"] = description;
   return set;
+}
+
+/** Each NIC's MAC: pinned, else the one PVE holds for its key (generated when it was added). */
+function seenIn(config: VmConfig, nics: VmNics): Seen {
+  return {
+    macs: Object.fromEntries(
+      nics.nics.map((nic, i) => [
+        nicKey(i),
+        nic.mac ?? parseNic(config[nicKey(i)] as string | undefined)?.mac,
+      ]),
+    ),
+  };
+}
+
+/**
+ * A NIC the VM does not have yet and whose MAC is not pinned is added before the seed is built:
+ * PVE generates its MAC (with the cluster's MAC prefix) on the write, and the seed needs it to
+ * name the NIC. On a running VM PVE hot-plugs it (with `network` in `hotplug`, the default).
+ * Returns the config as it is afterwards.
+ */
+async function attachNewNics(
+  ctx: OperationContext,
+  vm: VmLocation,
+  known: VmPendingConfig,
+  desired: ResolvedInputs,
+  nics: VmNics,
+  budgetMs: number,
+): Promise<VmPendingConfig> {
+  const config = known.config;
+  const seen = seenIn(config, nics);
+  const unnamed = new Set(
+    nics.nics.flatMap((_, i) => (seen.macs[nicKey(i)] === undefined ? [nicKey(i)] : [])),
+  );
+  const set = Object.fromEntries(
+    Object.entries(specChanges(config, desired, { ...seen, config })).filter(([key]) =>
+      unnamed.has(key),
+    ),
+  );
+  if (Object.keys(set).length === 0) return known;
+  const keys = keysWithInputs(Object.keys(set), desired, seen);
+  await writeConfig(ctx, vm, `adding ${keys.join(", ")}`, budgetMs, () =>
+    ctx.api.updateVmConfig(vm.node, vm.vmid, { set }),
+  );
+  return ctx.api.vmPending(vm.node, vm.vmid);
+}
+
+/**
+ * One config write and its task, reported as `doing`; a refusal names the VM, its node and the
+ * keys with the inputs behind them (`net1 (networks[1])`), so the user knows what to fix.
+ */
+async function writeConfig(
+  ctx: OperationContext,
+  vm: VmLocation,
+  doing: string,
+  budgetMs: number,
+  write: () => Promise<string | null>,
+): Promise<void> {
+  const step = `VM ${vm.vmid} on ${vm.node}: ${doing}`;
+  ctx.progress(step);
+  try {
+    const upid = await write();
+    if (upid) await ctx.waitForTask(vm.node, upid, { budgetMs, step });
+  } catch (error) {
+    throw aboutVm(error, vm, doing);
+  }
 }
 
 async function powerTask(
@@ -228,8 +301,10 @@ async function powerTask(
 }
 
 /**
- * Polls the guest agent until the VM's own NIC (net0's MAC) has a routable IPv4 address, within
- * the agent budget: a docker0 bridge or an APIPA address that comes up first does not count.
+ * Polls the guest agent until the VM's first NIC (net0's MAC) has a routable IPv4 address, within
+ * the agent budget: a docker0 bridge or an APIPA address that comes up first does not count. Only
+ * the first NIC is waited for: it is the one the VM is reached by, and another NIC may sit on a
+ * network without DHCP (docs/design.md, "A VM's addresses are those of its own NICs").
  */
 async function waitForAddress(
   ctx: OperationContext,
@@ -245,7 +320,10 @@ async function waitForAddress(
     nextIntervalMs: growing(AGENT_POLL_MAX_MS),
     attempt: async () => {
       try {
-        return ownAddresses(await ctx.api.agentInterfaces(vm.node, vm.vmid), mac).v4[0];
+        return ownAddresses(
+          await ctx.api.agentInterfaces(vm.node, vm.vmid),
+          mac === undefined ? [] : [mac],
+        ).v4[0];
       } catch (error) {
         // Before boot the agent is not running: that is the wait, not a failure.
         if (!hasCode(error, "UNAVAILABLE") && !hasCode(error, "SERVER")) throw error;

@@ -10,7 +10,8 @@ import { readMark } from "../identity";
 import { observedInputs } from "../spec/apply";
 import { ownAddresses, type GuestAddresses } from "../state/guest-addresses";
 import { VM_STATE_VERSION, type VmState } from "../state/vm-state";
-import { cdromVolid, guestRunning, parseNet0 } from "../state/vm-facts";
+import { nicKey, nicsOf } from "../spec/network";
+import { cdromVolid, guestRunning, parseNic } from "../state/vm-facts";
 import type { VmLocation } from "./converge";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
 
@@ -26,9 +27,13 @@ export async function observe(
     ctx.api.vmStatus(vm.node, vm.vmid),
   ]);
   const running = guestRunning(status.status, status.qmpstatus);
-  const net0 = parseNet0(config.net0);
+  // The NICs the program declares, as PVE holds them now.
+  const macs = nicsOf(inputs).nics.flatMap((_, i) => {
+    const mac = parseNic(config[nicKey(i)] as string | undefined)?.mac;
+    return mac === undefined ? [] : [mac];
+  });
   const addresses =
-    running && config.agent ? await guestAddresses(ctx, vm, net0?.mac) : { v4: [], v6: [] };
+    running && config.agent ? await guestAddresses(ctx, vm, macs) : { v4: [], v6: [] };
   const seedVolid = cdromVolid(config.ide2);
   const mark = readMark(config.description);
 
@@ -43,7 +48,7 @@ export async function observe(
     currentNode: vm.node,
     phase: mark?.phase ?? "creating",
     status: status.qmpstatus && status.status === "running" ? status.qmpstatus : status.status,
-    macAddress: net0?.mac,
+    macAddress: parseNic(config.net0)?.mac,
     ipv4Addresses: addresses.v4,
     ipv6Addresses: addresses.v6,
     seedVolid,
@@ -51,14 +56,14 @@ export async function observe(
   } as VmState;
 }
 
-/** The addresses of the VM's own NIC (net0's MAC), as the guest agent lists them. */
+/** The addresses of the VM's own NICs (by their MACs, in NIC order), as the guest agent lists them. */
 async function guestAddresses(
   ctx: OperationContext,
   vm: VmLocation,
-  mac: string | undefined,
+  macs: readonly string[],
 ): Promise<GuestAddresses> {
   try {
-    return ownAddresses(await ctx.api.agentInterfaces(vm.node, vm.vmid), mac);
+    return ownAddresses(await ctx.api.agentInterfaces(vm.node, vm.vmid), macs);
   } catch (error) {
     // A guest still booting has no agent yet: no addresses is the truthful answer.
     if (hasCode(error, "UNAVAILABLE") || hasCode(error, "SERVER")) return { v4: [], v6: [] };

@@ -1,18 +1,19 @@
 /**
  * The bridge between a VM's inputs and the NoCloud seed builder (provider/seed/): the hostname
- * defaults to the VM name, the network config is derived from `network` and matched to the NIC
+ * defaults to the VM name, the network config is derived from the NICs and matched to each
  * by its MAC, and the file name carries the VM's identity so a sweep can tell whose seed it is.
  */
 import { buildSeed } from "../seed/build-seed";
 import { validateCloudInit } from "../seed/inputs";
 import { parseSeedName } from "../seed/seed-name";
-import { seedNicOf, type NetworkInputs } from "../spec/network";
+import { seedNicsOf, type VmNics } from "../spec/network";
 
 export interface VmSeedRequest {
   readonly identity: string;
   readonly vmName: string;
-  readonly mac: string | undefined;
-  readonly network: NetworkInputs;
+  /** Each NIC's MAC, in NIC order: pinned, or as PVE generated it. */
+  readonly macs: readonly (string | undefined)[];
+  readonly nics: VmNics;
   readonly cloudInit: unknown;
 }
 
@@ -23,10 +24,10 @@ export interface VmSeed {
 
 export function buildVmSeed(request: VmSeedRequest): VmSeed {
   const cloudInit = (request.cloudInit ?? {}) as Record<string, unknown>;
-  const nic = seedNicOf(request.network, request.mac);
-  const validated = validateCloudInit({ ...cloudInit, network: [nic] });
+  const network = seedNicsOf(request.nics, request.macs);
+  const validated = validateCloudInit({ ...cloudInit, network });
   if (!validated.ok) {
-    // check() parsed `network` and `cloudInit` with the same formats; reaching this is a bug.
+    // check() parsed the NICs and `cloudInit` with the same formats; reaching this is a bug.
     throw new Error(
       `invalid cloud-init: ${validated.failures.map((f) => `${f.property}: ${f.reason}`).join("; ")}`,
     );

@@ -29,10 +29,9 @@ interface Wanted {
 
 /** Every config key the set inputs want, formatted as PVE takes them. */
 function wantedKeys(desired: Values, seen: Seen): Wanted[] {
-  return FIELD_NAMES.flatMap((name): Wanted[] => {
+  return writtenFields(desired).flatMap((name): Wanted[] => {
     const spec = FIELDS[name];
     const value = desired[name];
-    if (value === undefined) return [];
     if ("config" in spec) {
       const mapping = spec.config as ConfigKey<unknown>;
       const same = mapping.same ?? sameText;
@@ -93,15 +92,61 @@ export function waitingKeys(
     .map(({ key }) => key);
 }
 
-/** The config keys the set inputs want gone and PVE still has (a disk marked `remove`). */
-export function configDeletes(config: VmConfig, desired: Values): string[] {
-  return FIELD_NAMES.flatMap((name) => {
+/**
+ * The config keys the set inputs want gone and PVE still has: a disk marked `remove`, and a key
+ * a field owns but no longer writes (a NIC dropped from `networks`).
+ */
+export function configDeletes(config: VmConfig, desired: Values, seen: Seen): string[] {
+  return writtenFields(desired).flatMap((name) => {
     const spec = FIELDS[name];
     const value = desired[name];
-    if (!("configRemoves" in spec) || value === undefined) return [];
-    const removes = spec.configRemoves as (value: unknown) => readonly string[];
-    return removes(value).filter((key) => config[key] !== undefined);
+    const removed =
+      "configRemoves" in spec
+        ? (spec.configRemoves as (value: unknown) => readonly string[])(value)
+        : [];
+    const dropped =
+      "configKeys" in spec && "ownsKeys" in spec
+        ? Object.keys(config).filter(
+            (key) =>
+              spec.ownsKeys.test(key) &&
+              !(key in (spec.configKeys as ConfigKeys<unknown>).format(value, seen)),
+          )
+        : [];
+    return [...new Set([...removed, ...dropped])].filter((key) => config[key] !== undefined);
   });
+}
+
+/**
+ * The config keys, each with the input behind it as the user wrote it (`net1` → `networks[1]`),
+ * for messages about a write PVE refused.
+ */
+export function keysWithInputs(keys: readonly string[], desired: Values, seen: Seen): string[] {
+  const named = new Map<string, string>();
+  for (const name of writtenFields(desired)) {
+    const spec = FIELDS[name];
+    if ("config" in spec) named.set(spec.config.key, name);
+    if ("configKeys" in spec) {
+      const written = Object.keys(
+        (spec.configKeys as ConfigKeys<unknown>).format(desired[name], seen),
+      );
+      written.forEach((key, i) => named.set(key, `${name}[${i}]`));
+    }
+  }
+  return keys.map((key) => {
+    const input = named.get(key);
+    return input === undefined || input === key ? key : `${key} (${input})`;
+  });
+}
+
+/** The fields converge writes: those set, except a shorthand whose full form is set. */
+function writtenFields(desired: Values): FieldName[] {
+  return FIELD_NAMES.filter((name) => desired[name] !== undefined && !superseded(name, desired));
+}
+
+/** Whether `name` is a shorthand (`network`) of an input that is set (`networks`). */
+function superseded(name: FieldName, inputs: Values): boolean {
+  const spec = FIELDS[name];
+  return "shorthandOf" in spec && inputs[spec.shorthandOf as FieldName] !== undefined;
 }
 
 /**
@@ -121,7 +166,7 @@ export function observedInputs(
       // The mark leaves a default out (a full clone has no `clone`): it reads as the default.
       const recorded = mark ? (mark as Readonly<Record<string, unknown>>)[name] : input;
       out[name] = recorded ?? ("default" in FIELDS[name] ? FIELDS[name].default : undefined);
-    } else if (readBack.from === "vm") {
+    } else if (readBack.from === "vm" && !superseded(name, inputs)) {
       const read = readBack.read as (vm: ObservedVm, input: unknown) => unknown;
       out[name] = input === undefined ? undefined : read(vm, input);
     } else {

@@ -38,8 +38,8 @@ export type ReadBack<T> =
 
 /** What converge knows besides the inputs when it formats a config value. */
 export interface Seen {
-  /** The MAC of net0 as PVE generated it, kept unless the user pins one. */
-  readonly mac: string | undefined;
+  /** Each NIC's MAC (net0, net1…) as PVE generated it, kept unless the user pins one. */
+  readonly macs: Readonly<Record<string, string | undefined>>;
   /** The VM's config as converge read it: a disk written again keeps the volume PVE allocated. */
   readonly config?: VmConfig;
 }
@@ -104,6 +104,18 @@ export interface FieldSpec<S extends z.ZodType = z.ZodType> {
   readonly excludes?: readonly string[];
   /** The keys the field wants gone (a disk marked `remove`), deleted while PVE still has them. */
   readonly configRemoves?: (value: z.output<S>) => readonly string[];
+  /**
+   * The PVE keys the field owns when it is set: any of them that `configKeys` no longer wants is
+   * deleted (a NIC dropped from `networks`).
+   */
+  readonly ownsKeys?: RegExp;
+  /**
+   * The input this one is a shorthand of (`network` of `networks`): `check` refuses both
+   * together, and when the full form is set the shorthand is neither written nor read back.
+   */
+  readonly shorthandOf?: string;
+  /** An input `check` refuses together with this one (as written, before defaults), and why. */
+  readonly refusedBeside?: { readonly input: string; readonly reason: string };
   readonly readBack: ReadBack<z.output<S>>;
   /** A value `check` accepts and one it refuses: the spec's test runs both. */
   readonly example: { readonly valid: unknown; readonly invalid: unknown };

@@ -9,7 +9,7 @@ import { storageId } from "../formats";
 import { userDescription } from "../identity";
 import { isUnknown, normalizeTags } from "../inputs";
 import { CloudInitInputSchema } from "../seed/inputs";
-import { bootDisk, diskSizeGiB, formatNet0, parseNet0, parseTags } from "../state/vm-facts";
+import { bootDisk, diskSizeGiB, formatNic, parseNic, parseTags, type Nic } from "../state/vm-facts";
 import {
   coresSchema,
   cpuSchema,
@@ -54,7 +54,14 @@ import {
   removedDisks,
   shrinkRefusal,
 } from "./disks";
-import { networkSchema } from "./network";
+import {
+  nameserversSchema,
+  networkSchema,
+  networksSchema,
+  nicKey,
+  searchDomainsSchema,
+  type NicInputs,
+} from "./network";
 
 const nodeName = z
   .string()
@@ -189,6 +196,32 @@ const keptOnceCreated =
       ? `${what} cannot be changed once created: PVE would allocate a new volume and leave the ` +
         `old one, with its state, as an unused disk. Keep ${JSON.stringify(old)}, or replace the VM.`
       : undefined;
+/**
+ * A VM-level DNS setting: part of the seed (a changed seed reboots a running VM), not of a NIC,
+ * and refused beside an explicit `network`, which carries its own.
+ */
+function seedDns<S extends z.ZodType>(
+  name: "nameservers" | "searchDomains",
+  doc: string,
+  schema: S,
+  example: { readonly valid: unknown; readonly invalid: unknown },
+) {
+  return field({
+    doc,
+    docType: "string[]",
+    schema,
+    mayBeUnknown: false,
+    change: "reboot",
+    stored: z.array(z.string()).optional(),
+    refusedBeside: {
+      input: "network",
+      reason: `set network.${name}, or move network into networks`,
+    },
+    // The seed's name carries a hash of its content (the `seedVolid` output): a change is seen there.
+    readBack: { from: "input" },
+    example,
+  });
+}
 
 /** The inputs, in the order the docs list them. */
 export const FIELDS = {
@@ -350,27 +383,28 @@ export const FIELDS = {
     },
   }),
   network: field({
-    doc: "The VM's NIC (net0) and the address its seed configures.",
+    doc: "The VM's NIC (net0) and the address its seed configures; the one-NIC form of `networks`.",
     docType: "NetworkArgs",
     schema: networkSchema,
     default: networkSchema.parse({}),
     mayBeUnknown: false,
     change: "hot",
     stored: networkSchema,
+    shorthandOf: "networks",
     config: {
       key: "net0",
-      format: (network, seen) => formatNet0(network, seen.mac),
-      // Only what formatNet0 writes: PVE's own options (firewall=1, queues…) stay as they are.
+      format: (network, seen) => formatNic(network, seen.macs["net0"]),
+      // Only what formatNic writes for this form: PVE's own options (firewall=1, queues…) stay.
       same: (current, wanted) => {
-        const now = parseNet0(text(current));
-        const want = parseNet0(String(wanted));
+        const now = parseNic(text(current));
+        const want = parseNic(String(wanted));
         return now !== undefined && want !== undefined && sameNic(now, want);
       },
     },
     readBack: {
       from: "vm",
       read: ({ config }, input) => {
-        const net0 = parseNet0(config.net0);
+        const net0 = parseNic(config.net0);
         return {
           ...input,
           bridge: net0?.bridge ?? input.bridge,
@@ -381,6 +415,53 @@ export const FIELDS = {
     },
     example: { valid: { bridge: "vmbr1", vlan: 20 }, invalid: { vlan: 5000 } },
   }),
+  networks: field({
+    doc:
+      "The VM's NICs in order (net0, net1…), each with the address its seed configures, matched " +
+      "by MAC. NICs beyond the list are removed; a NIC added to a running VM is hot-plugged.",
+    docType: "NicArgs[]",
+    schema: networksSchema,
+    mayBeUnknown: false,
+    change: "hot",
+    stored: networksSchema.optional(),
+    configKeys: {
+      format: (nics, seen) =>
+        Object.fromEntries(nics.map((nic, i) => [nicKey(i), formatNic(nic, seen.macs[nicKey(i)])])),
+      same: (_key, current, wanted) => {
+        const now = parseNic(typeof current === "string" ? current : undefined);
+        const want = parseNic(String(wanted));
+        return (
+          now !== undefined && want !== undefined && canonical(asked(now, want)) === canonical(want)
+        );
+      },
+    },
+    ownsKeys: /^net\d+$/,
+    readBack: {
+      from: "vm",
+      // A NIC missing on PVE is missing from the list, so `up` adds it again.
+      read: ({ config }, input) =>
+        input.flatMap((nic, i) => {
+          const now = parseNic(config[nicKey(i)] as string | undefined);
+          return now === undefined ? [] : [{ ...nic, ...asked(now, nic) } as NicInputs];
+        }),
+    },
+    example: {
+      valid: [{ bridge: "vmbr0" }, { bridge: "vmbr1", vlan: 20, mtu: 9000, firewall: true }],
+      invalid: [{ bridge: "vmbr0" }, { bridge: "vmbr1", queues: 65 }],
+    },
+  }),
+  nameservers: seedDns(
+    "nameservers",
+    "DNS servers the seed configures (on the first NIC). With `network`, set them there.",
+    nameserversSchema,
+    { valid: ["10.0.0.53", "2001:db8::53"], invalid: ["10.0.0"] },
+  ),
+  searchDomains: seedDns(
+    "searchDomains",
+    "DNS search domains the seed configures (on the first NIC). With `network`, set them there.",
+    searchDomainsSchema,
+    { valid: ["example.com"], invalid: ["-bad"] },
+  ),
   cloudInit: field({
     doc: "Cloud-init for the VM's NoCloud seed. A running VM reboots onto a changed seed.",
     docType: "CloudInitArgs",
@@ -754,8 +835,27 @@ export type FieldName = keyof Fields;
 
 export const FIELD_NAMES = Object.keys(FIELDS) as FieldName[];
 
-function sameNic(a: ReturnType<typeof parseNet0>, b: ReturnType<typeof parseNet0>): boolean {
+function sameNic(a: Nic, b: Nic): boolean {
   return (
     a?.model === b?.model && a?.mac === b?.mac && a?.bridge === b?.bridge && a?.vlan === b?.vlan
   );
+}
+
+/**
+ * What PVE's NIC says about what the program asked for: model, bridge and VLAN always (no tag is a
+ * setting too), the MAC when one is asked for, PVE's other options only when asked for.
+ */
+function asked(now: Nic, want: Nic | NicInputs): Nic {
+  const only = <K extends "mac" | "firewall" | "mtu" | "rate" | "queues">(key: K) =>
+    want[key] === undefined ? {} : { [key]: key === "firewall" ? (now[key] ?? false) : now[key] };
+  return {
+    model: now.model,
+    bridge: now.bridge,
+    vlan: now.vlan,
+    ...only("mac"),
+    ...only("firewall"),
+    ...only("mtu"),
+    ...only("rate"),
+    ...only("queues"),
+  };
 }

@@ -1,6 +1,6 @@
 /**
- * The VM's one NIC, as the user writes it (`network`), and the NoCloud network-config entry it
- * becomes. Both take their formats from the same parts, so `check` accepts exactly what the seed
+ * The VM's NICs, as the user writes them (`networks`, or `network` for one NIC), and the NoCloud
+ * network-config entries they become. Both take their formats from the same parts, so `check` accepts exactly what the seed
  * builder accepts: nothing passes `check` and then fails while the seed is built.
  */
 import { z } from "zod";
@@ -32,7 +32,8 @@ const ipv6Config = z.union(
   { error: 'must be "dhcp", "auto" or { address: "2001:db8::10/64", gateway: "2001:db8::1" }' },
 );
 
-export const networkSchema = z.strictObject({
+/** What every NIC has, in either form: where it is plugged and how the seed addresses it. */
+const nicParts = {
   bridge: z
     .string()
     .regex(/^[a-zA-Z][a-zA-Z0-9_.-]*$/, "must be a bridge name, e.g. vmbr0")
@@ -47,11 +48,95 @@ export const networkSchema = z.strictObject({
   model: z.enum(["virtio", "e1000", "rtl8139", "vmxnet3"]).default("virtio"),
   ipv4: ipv4Config.default("dhcp"),
   ipv6: ipv6Config.optional(),
+};
+
+export const networkSchema = z.strictObject({
+  ...nicParts,
   nameservers: nameservers.optional(),
   searchDomains: searchDomains.optional(),
 });
 
 export type NetworkInputs = z.infer<typeof networkSchema>;
+
+/** PVE keeps at most 32 NICs, net0 to net31. */
+export const MAX_NICS = 32;
+
+/** One entry of `networks`: a NIC with PVE's device options, in the ranges PVE 8.4 accepts. */
+export const nicSchema = z
+  .strictObject({
+    ...nicParts,
+    // PVE stores MACs upper-case; compared that way, a lower-case pin is not drift.
+    mac: macAddress.transform((mac) => mac.toUpperCase()).optional(),
+    firewall: z.boolean().optional(),
+    mtu: z
+      .number()
+      .int()
+      .min(1, "MTU is 1 to 65520 (1: the bridge's)")
+      .max(65520, "MTU is 1 to 65520 (1: the bridge's)")
+      .optional(),
+    rate: z.number().positive("must be a rate limit in MB/s above 0").optional(),
+    queues: z
+      .number()
+      .int()
+      .min(1, "packet queues are 1 to 64")
+      .max(64, "packet queues are 1 to 64")
+      .optional(),
+  })
+  .superRefine((nic, ctx) => {
+    // PVE's net format: "Force MTU, for VirtIO only".
+    if (nic.mtu !== undefined && nic.model !== "virtio")
+      ctx.addIssue({ code: "custom", path: ["mtu"], message: "is for virtio NICs only" });
+  });
+
+export type NicInputs = z.output<typeof nicSchema>;
+
+/** `networks`: the VM's NICs in order (net0, net1…), each MAC at most once. */
+export const networksSchema = z
+  .array(nicSchema)
+  .min(1, "must list at least one NIC (or leave networks out for the template's net0)")
+  .max(MAX_NICS, `PVE has at most ${MAX_NICS} NICs (net0 to net31)`)
+  .superRefine((nics, ctx) => {
+    nics.forEach((nic, i) => {
+      const first = nics.findIndex((other) => other.mac === nic.mac);
+      if (nic.mac !== undefined && first < i)
+        ctx.addIssue({
+          code: "custom",
+          path: [i, "mac"],
+          message: `is already the MAC of networks[${first}]; each NIC needs its own`,
+        });
+    });
+  });
+
+/** The VM-level DNS settings every form of the network shares. */
+export const nameserversSchema = nameservers;
+export const searchDomainsSchema = searchDomains;
+
+/** The NIC config key of the NIC at `index`: net0, net1… */
+export const nicKey = (index: number) => `net${index}`;
+
+/**
+ * The VM's NICs as one list, whichever form the program used: `networks`, else the one-NIC
+ * `network` shorthand (its default when left out). DNS comes from the VM level, else from the
+ * shorthand.
+ */
+export interface VmNics {
+  readonly nics: readonly (NicInputs | NetworkInputs)[];
+  readonly nameservers?: readonly string[] | undefined;
+  readonly searchDomains?: readonly string[] | undefined;
+}
+
+export function nicsOf(inputs: {
+  readonly network: NetworkInputs;
+  readonly networks?: readonly NicInputs[] | undefined;
+  readonly nameservers?: readonly string[] | undefined;
+  readonly searchDomains?: readonly string[] | undefined;
+}): VmNics {
+  return {
+    nics: inputs.networks ?? [inputs.network],
+    nameservers: inputs.nameservers ?? inputs.network.nameservers,
+    searchDomains: inputs.searchDomains ?? inputs.network.searchDomains,
+  };
+}
 
 /** One NIC of the seed's network-config (version 2), matched by its MAC. */
 export const seedNicSchema = z.strictObject({
@@ -68,26 +153,30 @@ export const seedNicSchema = z.strictObject({
 
 export type SeedNic = z.infer<typeof seedNicSchema>;
 
-/** The seed's entry for the VM's NIC: `network` as network-config, for the NIC with `mac`. */
-export function seedNicOf(network: NetworkInputs, mac: string | undefined): SeedNic {
-  return {
-    ...(mac === undefined ? {} : { mac: mac.toLowerCase() }),
-    ...(network.ipv4 === "dhcp"
+/**
+ * The seed's network-config: one entry per NIC, matched by its MAC (`macs[i]` is NIC i's, pinned
+ * or as PVE generated it). The VM-level DNS goes on the first NIC: resolvers are global to the
+ * guest, and the first NIC is the one the VM is reached by.
+ */
+export function seedNicsOf(vm: VmNics, macs: readonly (string | undefined)[]): SeedNic[] {
+  return vm.nics.map((nic, i) => ({
+    ...(macs[i] === undefined ? {} : { mac: macs[i].toLowerCase() }),
+    ...(nic.ipv4 === "dhcp"
       ? { dhcp4: true }
       : {
-          addresses: [network.ipv4.address],
-          ...(network.ipv4.gateway === undefined ? {} : { gateway4: network.ipv4.gateway }),
+          addresses: [nic.ipv4.address],
+          ...(nic.ipv4.gateway === undefined ? {} : { gateway4: nic.ipv4.gateway }),
         }),
-    ...(network.ipv6 === undefined ? {} : ipv6Of(network.ipv6)),
-    ...(network.nameservers === undefined && network.searchDomains === undefined
+    ...(nic.ipv6 === undefined ? {} : ipv6Of(nic.ipv6)),
+    ...(i > 0 || (vm.nameservers === undefined && vm.searchDomains === undefined)
       ? {}
       : {
           nameservers: {
-            addresses: network.nameservers ?? [],
-            search: network.searchDomains ?? [],
+            addresses: [...(vm.nameservers ?? [])],
+            search: [...(vm.searchDomains ?? [])],
           },
         }),
-  };
+  }));
 }
 
 function ipv6Of(ipv6: NonNullable<NetworkInputs["ipv6"]>): SeedNic {

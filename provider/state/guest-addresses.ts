@@ -1,6 +1,6 @@
 /**
- * Which of the addresses the guest agent lists are the VM's own: those on the interface whose
- * hardware address is net0's MAC, without loopback and link-local ones. A guest that runs
+ * Which of the addresses the guest agent lists are the VM's own: those on the interfaces whose
+ * hardware address is one of its NICs' MACs, without loopback and link-local ones. A guest that runs
  * Docker, Weave or libvirt lists bridges with their own MACs (often before eth0), and a NIC
  * keeps 169.254/16 and fe80:: addresses that nobody outside the link can reach. One rule, used
  * by the outputs (`ipv4Addresses`, `ipv6Addresses`) and by the wait for an address.
@@ -25,23 +25,23 @@ export function isLoopbackOrLinkLocal(address: string, type: "ipv4" | "ipv6"): b
 }
 
 /**
- * The VM's own routable addresses, in the order the agent lists them. `mac` is net0's MAC; with
- * none there is no NIC of the VM's own, so nothing counts.
+ * The VM's own routable addresses: NIC by NIC in the order of `macs` (net0's first), each in the
+ * order the agent lists them. With no MAC there is no NIC of the VM's own, so nothing counts.
  */
 export function ownAddresses(
   interfaces: readonly GuestInterface[],
-  mac: string | undefined,
+  macs: readonly string[],
 ): GuestAddresses {
   const v4: string[] = [];
   const v6: string[] = [];
-  if (mac === undefined || macKey(mac) === "") return { v4, v6 };
-  const own = macKey(mac);
-  for (const nic of interfaces) {
-    if (nic.hardwareAddress === undefined || macKey(nic.hardwareAddress) !== own) continue;
-    for (const { address, type } of nic.ipAddresses) {
-      if (isLoopbackOrLinkLocal(address, type)) continue;
-      const list = type === "ipv4" ? v4 : v6;
-      if (!list.includes(address)) list.push(address);
+  for (const own of macs.map(macKey).filter((key) => key !== "")) {
+    for (const nic of interfaces) {
+      if (nic.hardwareAddress === undefined || macKey(nic.hardwareAddress) !== own) continue;
+      for (const { address, type } of nic.ipAddresses) {
+        if (isLoopbackOrLinkLocal(address, type)) continue;
+        const list = type === "ipv4" ? v4 : v6;
+        if (!list.includes(address)) list.push(address);
+      }
     }
   }
   return { v4, v6 };

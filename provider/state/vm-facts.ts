@@ -2,7 +2,6 @@
  * Pure readings of PVE's config and status values. One rule per fact, shared by create, read,
  * update and delete, so that a rule such as "the guest is running" lives in one place.
  */
-import type { NetworkInputs } from "../spec/network";
 
 /** A guest counts as running only when PVE says running and QMP does not say otherwise. */
 export function guestRunning(status: string, qmpstatus: string | undefined): boolean {
@@ -11,34 +10,61 @@ export function guestRunning(status: string, qmpstatus: string | undefined): boo
   );
 }
 
-export interface Net0 {
+/** A NIC's config value (`net0`, `net1`…) in parts. */
+export interface Nic {
   readonly model: string;
   readonly mac?: string | undefined;
   readonly bridge?: string | undefined;
   readonly vlan?: number | undefined;
+  readonly firewall?: boolean | undefined;
+  readonly mtu?: number | undefined;
+  readonly rate?: number | undefined;
+  readonly queues?: number | undefined;
 }
 
 /** `virtio=BC:24:11:AA:BB:CC,bridge=vmbr0,tag=20,firewall=1` → its parts. */
-export function parseNet0(value: string | undefined): Net0 | undefined {
+export function parseNic(value: string | undefined): Nic | undefined {
   if (!value) return undefined;
   const parts = value.split(",");
   const [model, mac] = (parts[0] ?? "").split("=");
   const option = (key: string) => parts.find((p) => p.startsWith(`${key}=`))?.slice(key.length + 1);
-  const tag = option("tag");
+  const number = (key: string) => {
+    const text = option(key);
+    return text === undefined ? undefined : Number(text);
+  };
+  const firewall = option("firewall");
   return {
     model: model ?? "virtio",
     mac: mac?.toUpperCase(),
     bridge: option("bridge"),
-    vlan: tag === undefined ? undefined : Number(tag),
+    vlan: number("tag"),
+    // PVE's booleans: 1/0, also on/off and yes/no in hand-edited configs.
+    firewall: firewall === undefined ? undefined : /^(1|on|yes|true)$/i.test(firewall),
+    mtu: number("mtu"),
+    rate: number("rate"),
+    queues: number("queues"),
   };
 }
 
-/** The net0 value to write; keeps the current MAC unless the user pinned one. */
-export function formatNet0(network: NetworkInputs, currentMac: string | undefined): string {
-  const mac = network.mac ?? currentMac;
-  const head = mac ? `${network.model}=${mac.toUpperCase()}` : network.model;
-  const vlan = network.vlan === undefined ? "" : `,tag=${network.vlan}`;
-  return `${head},bridge=${network.bridge}${vlan}`;
+/**
+ * The NIC value to write; keeps the current MAC unless the user pinned one. Options the NIC does
+ * not set are left out, so PVE applies its defaults.
+ */
+export function formatNic(
+  nic: Omit<Nic, "bridge"> & { bridge: string },
+  currentMac: string | undefined,
+): string {
+  const mac = nic.mac ?? currentMac;
+  const head = mac ? `${nic.model}=${mac.toUpperCase()}` : nic.model;
+  const options: [string, string | number | undefined][] = [
+    ["tag", nic.vlan],
+    ["firewall", nic.firewall === undefined ? undefined : nic.firewall ? 1 : 0],
+    ["mtu", nic.mtu],
+    ["queues", nic.queues],
+    ["rate", nic.rate],
+  ];
+  const rest = options.flatMap(([key, value]) => (value === undefined ? [] : [`,${key}=${value}`]));
+  return `${head},bridge=${nic.bridge}${rest.join("")}`;
 }
 
 const DISK_KEYS = /^(scsi|virtio|sata|ide)\d+$/;

@@ -63,8 +63,8 @@ describe("sweep of seeds whose identity a state owns", () => {
     const seed = buildVmSeed({
       identity: vm.identityHash,
       vmName: vm.vmName,
-      mac: "BC:24:11:00:00:99",
-      network: { bridge: "vmbr0", model: "virtio", ipv4: "dhcp" },
+      macs: ["BC:24:11:00:00:99"],
+      nics: { nics: [{ bridge: "vmbr0", model: "virtio", ipv4: "dhcp" }] },
       cloudInit: {},
     });
     await waitForTask(api, "pve1", await api.uploadIso("pve1", "local", seed), {

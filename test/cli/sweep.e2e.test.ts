@@ -71,8 +71,8 @@ describe("sweep through the installed bin", () => {
     const seed = buildVmSeed({
       identity: "0123456789abcdef",
       vmName: "ghost",
-      mac: undefined,
-      network: { bridge: "vmbr0", model: "virtio", ipv4: "dhcp" },
+      macs: [],
+      nics: { nics: [{ bridge: "vmbr0", model: "virtio", ipv4: "dhcp" }] },
       cloudInit: {},
     });
     const upload = await api.uploadIso("pve1", "local", seed);

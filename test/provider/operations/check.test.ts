@@ -262,3 +262,55 @@ describe("checkVm", () => {
     ]);
   });
 });
+
+describe("checkVm with several NICs", () => {
+  const base = {
+    identity: { project: "infra", stack: "dev", name: "web" },
+    node: "pve1",
+    template: 9000,
+  };
+
+  it("refuses network and networks together, naming networks", () => {
+    const { failures } = checkVm({}, { ...base, network: {}, networks: [{}] });
+    expect(failures).toEqual([
+      {
+        property: "networks",
+        reason:
+          "cannot be combined with network, its shorthand: move network into networks[0] or remove networks",
+      },
+    ]);
+  });
+
+  it("refuses VM-level nameservers beside the network shorthand", () => {
+    const { failures } = checkVm({}, { ...base, network: {}, nameservers: ["10.0.0.53"] });
+    expect(failures.map((f) => f.property)).toEqual(["nameservers"]);
+  });
+
+  it("names the NIC and the option of a bad value: networks[1].mtu", () => {
+    const { failures } = checkVm({}, { ...base, networks: [{}, { model: "e1000", mtu: 9000 }] });
+    expect(failures).toEqual([{ property: "networks[1].mtu", reason: "is for virtio NICs only" }]);
+  });
+
+  it("refuses the same pinned MAC on two NICs, at the second", () => {
+    const mac = "BC:24:11:00:00:07";
+    const { failures } = checkVm({}, { ...base, networks: [{ mac }, { mac: mac.toLowerCase() }] });
+    expect(failures).toEqual([
+      {
+        property: "networks[1].mac",
+        reason: "is already the MAC of networks[0]; each NIC needs its own",
+      },
+    ]);
+  });
+
+  it("accepts networks with VM-level DNS and fills each NIC's defaults", () => {
+    const { inputs, failures } = checkVm(
+      {},
+      { ...base, networks: [{ vlan: 20 }, { bridge: "vmbr1" }], nameservers: ["10.0.0.53"] },
+    );
+    expect(failures).toEqual([]);
+    expect(inputs["networks"]).toEqual([
+      { bridge: "vmbr0", model: "virtio", ipv4: "dhcp", vlan: 20 },
+      { bridge: "vmbr1", model: "virtio", ipv4: "dhcp" },
+    ]);
+  });
+});

@@ -4,7 +4,7 @@
  * not a skip: scripts/install-test-deps.sh installs them.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -132,4 +132,26 @@ export function isoinfoVolumeId(path: string): string {
     .split("\n")
     .find((l) => l.startsWith("Volume id: "));
   return line?.slice("Volume id: ".length) ?? "";
+}
+
+/**
+ * cloud-init's `net-convert`: a network-config (v2) as `distro` would write it with `output`
+ * (netplan, eni). Resolves with the text of the one file it writes.
+ */
+export function netConvert(
+  networkConfig: string,
+  distro: "ubuntu" | "debian",
+  output: "netplan" | "eni",
+): string {
+  const dir = mkdtempSync(join(tmpdir(), "net-convert-"));
+  try {
+    writeFileSync(join(dir, "network-config"), networkConfig);
+    const out = join(dir, "out");
+    const args = ["-p", join(dir, "network-config"), "-k", "yaml", "-d", out, "-D", distro];
+    run("cloud-init", ["devel", "net-convert", ...args, "-O", output]);
+    const folder = join(out, output === "netplan" ? "etc/netplan" : "etc/network/interfaces.d");
+    return readFileSync(join(folder, readdirSync(folder)[0] ?? ""), "utf8");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

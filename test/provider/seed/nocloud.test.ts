@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateCloudInit, type CloudInit } from "../../../provider/seed/inputs.js";
 import { renderSeedDocuments } from "../../../provider/seed/nocloud.js";
-import { run } from "./iso-readers.js";
+import { netConvert, run } from "./iso-readers.js";
 import { pyYamlLoad } from "./pyyaml.js";
 
 const KEY =
@@ -133,44 +133,10 @@ describe("nocloud", () => {
         },
       },
     });
-    withFiles({ "network-config": network }, (dir) => {
-      run("cloud-init", [
-        "devel",
-        "net-convert",
-        "-p",
-        join(dir, "network-config"),
-        "-k",
-        "yaml",
-        "-d",
-        join(dir, "np"),
-        "-D",
-        "ubuntu",
-        "-O",
-        "netplan",
-      ]);
-      const netplan = readFileSync(
-        join(dir, "np/etc/netplan", readdirSync(join(dir, "np/etc/netplan"))[0] ?? ""),
-        "utf8",
-      );
-      expect(netplan).toContain("macaddress: 52:54:00:ab:cd:ef");
-      run("cloud-init", [
-        "devel",
-        "net-convert",
-        "-p",
-        join(dir, "network-config"),
-        "-k",
-        "yaml",
-        "-d",
-        join(dir, "eni"),
-        "-D",
-        "debian",
-        "-O",
-        "eni",
-      ]);
-      const eni = readFileSync(join(dir, "eni/etc/network/interfaces.d/50-cloud-init"), "utf8");
-      expect(eni).toContain("address 192.0.2.10/24");
-      expect(eni).toContain("gateway 192.0.2.1");
-    });
+    expect(netConvert(network, "ubuntu", "netplan")).toContain("macaddress: 52:54:00:ab:cd:ef");
+    const eni = netConvert(network, "debian", "eni");
+    expect(eni).toContain("address 192.0.2.10/24");
+    expect(eni).toContain("gateway 192.0.2.1");
   });
 
   it("leaves network-config out when no network is given, so cloud-init's fallback applies", () => {

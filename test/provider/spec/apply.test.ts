@@ -7,6 +7,7 @@ import {
   observedInputs,
   waitingKeys,
 } from "../../../provider/spec/apply";
+import { networksSchema } from "../../../provider/spec/network";
 
 const network = { bridge: "vmbr0", model: "virtio", ipv4: "dhcp" } as const;
 const template = {
@@ -15,7 +16,7 @@ const template = {
   net0: "virtio=BC:24:11:AA:BB:CC,bridge=vmbr0,firewall=1",
   tags: "base;linux",
 };
-const seen = { mac: "BC:24:11:AA:BB:CC" };
+const seen = { macs: { net0: "BC:24:11:AA:BB:CC" } };
 
 describe("configChanges", () => {
   it("leaves the template's own settings alone when the program does not set them", () => {
@@ -185,9 +186,65 @@ describe("a field written to several keys (disks)", () => {
 
   it("deletes the keys the field wants gone that PVE still has", () => {
     expect(
-      configDeletes({ ...withDisks, scsi3: "local-lvm:vm-120-disk-3,size=8G" }, { disks }),
+      configDeletes({ ...withDisks, scsi3: "local-lvm:vm-120-disk-3,size=8G" }, { disks }, seen),
     ).toEqual(["scsi3"]);
-    expect(configDeletes(withDisks, { disks })).toEqual([]);
+    expect(configDeletes(withDisks, { disks }, seen)).toEqual([]);
+  });
+});
+
+describe("configChanges and configDeletes with networks", () => {
+  const vm = {
+    net0: "virtio=BC:24:11:AA:BB:CC,bridge=vmbr0,firewall=1",
+    net1: "e1000=BC:24:11:00:00:01,bridge=vmbr9",
+    net2: "virtio=BC:24:11:00:00:02,bridge=vmbr9",
+  };
+  const macs = { net0: "BC:24:11:AA:BB:CC", net1: "BC:24:11:00:00:01" };
+  const networks = networksSchema.parse([
+    { bridge: "vmbr0" },
+    { bridge: "vmbr1", vlan: 20, mtu: 9000, firewall: true },
+  ]);
+
+  it("writes each NIC that differs under its own key, keeping the MAC PVE generated", () => {
+    expect(configChanges(vm, { network, networks }, { macs })).toEqual({
+      net1: "virtio=BC:24:11:00:00:01,bridge=vmbr1,tag=20,firewall=1,mtu=9000",
+    });
+  });
+
+  it("leaves PVE's options the program does not set (net0's firewall=1) alone", () => {
+    expect(configChanges(vm, { networks: networksSchema.parse([{}]) }, { macs })).toEqual({});
+  });
+
+  it("ignores the network shorthand, defaulted by check, once networks is set", () => {
+    const shorthand = { ...network, bridge: "vmbr7" };
+    expect(configChanges(vm, { network: shorthand, networks }, { macs })).not.toHaveProperty(
+      "net0",
+    );
+  });
+
+  it("deletes the NICs beyond the list, and none when networks is not set", () => {
+    expect(configDeletes(vm, { network, networks }, { macs })).toEqual(["net2"]);
+    expect(configDeletes(vm, { network }, { macs })).toEqual([]);
+  });
+
+  it("reads the NICs back as the program wrote them, reporting what PVE changed", () => {
+    const observed = observedInputs({ config: vm, running: true }, undefined, {
+      network,
+      networks,
+    });
+    expect(observed.networks).toEqual([
+      { bridge: "vmbr0", model: "virtio", ipv4: "dhcp" },
+      { bridge: "vmbr9", model: "e1000", ipv4: "dhcp", firewall: false },
+    ]);
+    // Not read from net0: the shorthand stands aside.
+    expect(observed.network).toEqual(network);
+  });
+
+  it("reads a pinned MAC back in PVE's upper case, so a lower-case pin is not drift", () => {
+    const pinned = networksSchema.parse([{ mac: "bc:24:11:aa:bb:cc" }]);
+    const observed = observedInputs({ config: vm, running: true }, undefined, {
+      networks: pinned,
+    });
+    expect(observed.networks).toEqual(pinned);
   });
 });
 

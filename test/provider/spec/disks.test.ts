@@ -22,7 +22,7 @@ const config = {
   scsi1: "local-lvm:vm-120-disk-1,backup=0,size=50G",
   ide2: "local:iso/pp-seed.iso,media=cdrom",
 };
-const seen = { mac: undefined, config };
+const seen = { macs: {}, config };
 
 const disk = (value: Partial<DiskInputs> & { interface: string }): DiskInputs => ({
   sizeGiB: 20,

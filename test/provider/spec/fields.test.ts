@@ -25,6 +25,7 @@ type MemberOf<K extends FieldName> = Norm<pulumi.Unwrap<Exclude<ProxmoxVmArgs[K]
 type SpecOf<K extends FieldName> = Norm<ArgOf<K>>;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const holds = <T extends true>(): T => true as T;
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 describe("the spec", () => {
   it.each(FIELD_NAMES)("documents %s, with the type the docs show", (name) => {
@@ -60,7 +61,7 @@ describe("the spec", () => {
   });
 
   it("writes each config key from one field only, unless check refuses the two together", () => {
-    const seen = { mac: undefined };
+    const seen = { macs: {} };
     const keysOf = (name: FieldName): string[] => {
       const spec = FIELDS[name];
       if ("config" in spec) return [spec.config.key];
@@ -70,11 +71,16 @@ describe("the spec", () => {
         (spec.configKeys.format as (v: unknown, s: typeof seen) => object)(value, seen),
       );
     };
+    // A shorthand and its full form: check refuses both (excludes), or the full form wins
+    // (shorthandOf) and the shorthand is not written.
     const excluded = (a: FieldName, b: FieldName) =>
-      [FIELDS[a], FIELDS[b]].some(
-        (spec, i) =>
-          "excludes" in spec && (spec.excludes as readonly string[]).includes(i === 0 ? b : a),
-      );
+      [FIELDS[a], FIELDS[b]].some((spec, i) => {
+        const other = i === 0 ? b : a;
+        return (
+          ("excludes" in spec && (spec.excludes as readonly string[]).includes(other)) ||
+          ("shorthandOf" in spec && spec.shorthandOf === other)
+        );
+      });
     for (const a of FIELD_NAMES) {
       for (const b of FIELD_NAMES) {
         if (a >= b || excluded(a, b)) continue;
@@ -128,7 +134,7 @@ describe("ProxmoxVmArgs", () => {
     expect(member?.doc).toBe(spec.doc);
     expect(member?.optional).toBe(!("required" in spec && spec.required));
     expect(member?.type).toMatch(
-      new RegExp(`^pulumi\\.Input<(ArgOf<"${name}">|${spec.docType})>$`),
+      new RegExp(`^pulumi\\.Input<(ArgOf<"${name}">|${escaped(spec.docType)})>$`),
     );
   });
 

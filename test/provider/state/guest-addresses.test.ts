@@ -23,8 +23,8 @@ const container: GuestInterface[] = [
 ];
 
 describe("ownAddresses", () => {
-  it("keeps only the NIC whose hardware address is net0's MAC, whatever its case", () => {
-    expect(ownAddresses(container, MAC)).toEqual({ v4: ["10.10.0.101"], v6: ["2001:db8::5"] });
+  it("keeps only the NIC whose hardware address is the VM's MAC, whatever its case", () => {
+    expect(ownAddresses(container, [MAC])).toEqual({ v4: ["10.10.0.101"], v6: ["2001:db8::5"] });
   });
 
   it("matches a hardware address written with dashes", () => {
@@ -33,7 +33,7 @@ describe("ownAddresses", () => {
       hardwareAddress: "BC-24-11-AA-BB-CC",
       ipAddresses: [v4("10.1.1.1")],
     };
-    expect(ownAddresses([nic], MAC).v4).toEqual(["10.1.1.1"]);
+    expect(ownAddresses([nic], [MAC]).v4).toEqual(["10.1.1.1"]);
   });
 
   it("counts a VLAN or bond interface that shares the NIC's MAC, once per address", () => {
@@ -42,7 +42,7 @@ describe("ownAddresses", () => {
       hardwareAddress: "bc:24:11:aa:bb:cc",
       ipAddresses: [v4("10.20.0.4"), v4("10.10.0.101")],
     };
-    expect(ownAddresses([...container, vlan], MAC).v4).toEqual(["10.10.0.101", "10.20.0.4"]);
+    expect(ownAddresses([...container, vlan], [MAC]).v4).toEqual(["10.10.0.101", "10.20.0.4"]);
   });
 
   it("reports nothing while the NIC has only link-local addresses", () => {
@@ -51,11 +51,23 @@ describe("ownAddresses", () => {
         ? { ...nic, ipAddresses: [v4("169.254.12.34"), v6("fe80::be24:11ff:feaa:bbcc")] }
         : nic,
     );
-    expect(ownAddresses(booting, MAC)).toEqual({ v4: [], v6: [] });
+    expect(ownAddresses(booting, [MAC])).toEqual({ v4: [], v6: [] });
   });
 
-  it("reports nothing for a VM without a net0 MAC", () => {
-    expect(ownAddresses(container, undefined)).toEqual({ v4: [], v6: [] });
+  it("lists the addresses NIC by NIC in the VM's order, not the agent's", () => {
+    const second = {
+      name: "eth1",
+      hardwareAddress: "bc:24:11:00:00:02",
+      ipAddresses: [v4("192.168.7.2"), v6("2001:db8:7::2")],
+    };
+    expect(ownAddresses([second, ...container], [MAC, "BC:24:11:00:00:02"])).toEqual({
+      v4: ["10.10.0.101", "192.168.7.2"],
+      v6: ["2001:db8::5", "2001:db8:7::2"],
+    });
+  });
+
+  it("reports nothing for a VM without a NIC MAC", () => {
+    expect(ownAddresses(container, [])).toEqual({ v4: [], v6: [] });
   });
 });
 

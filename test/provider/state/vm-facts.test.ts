@@ -4,9 +4,9 @@ import {
   cdromVolid,
   diskSizeGiB,
   driveStorages,
-  formatNet0,
+  formatNic,
   guestRunning,
-  parseNet0,
+  parseNic,
   parseTags,
 } from "../../../provider/state/vm-facts";
 
@@ -24,20 +24,51 @@ describe("guestRunning", () => {
   });
 });
 
-describe("net0", () => {
-  it("reads model, MAC, bridge and VLAN from PVE's property string", () => {
-    expect(parseNet0("virtio=bc:24:11:aa:bb:cc,bridge=vmbr0,tag=20,firewall=1")).toEqual({
+describe("NICs", () => {
+  it("reads model, MAC, bridge, VLAN and PVE's device options from the property string", () => {
+    expect(
+      parseNic(
+        "virtio=bc:24:11:aa:bb:cc,bridge=vmbr0,firewall=1,mtu=9000,queues=4,rate=12.5,tag=20",
+      ),
+    ).toEqual({
       model: "virtio",
       mac: "BC:24:11:AA:BB:CC",
       bridge: "vmbr0",
       vlan: 20,
+      firewall: true,
+      mtu: 9000,
+      queues: 4,
+      rate: 12.5,
     });
+  });
+
+  it("reads firewall=0 as off and leaves options PVE does not show unset", () => {
+    expect(parseNic("e1000=BC:24:11:00:00:01,bridge=vmbr1,firewall=0")).toEqual({
+      model: "e1000",
+      mac: "BC:24:11:00:00:01",
+      bridge: "vmbr1",
+      firewall: false,
+    });
+  });
+
+  it("writes what it reads: a formatted NIC parses back to the same parts", () => {
+    const nic = {
+      model: "virtio",
+      mac: "BC:24:11:00:00:02",
+      bridge: "vmbr2",
+      vlan: 30,
+      firewall: false,
+      mtu: 1,
+      queues: 8,
+      rate: 0.5,
+    };
+    expect(parseNic(formatNic(nic, undefined))).toEqual(nic);
   });
 
   it("keeps the current MAC unless one is pinned", () => {
     const network = { bridge: "vmbr1", model: "virtio" as const, ipv4: "dhcp" as const };
-    expect(formatNet0(network, "BC:24:11:00:00:01")).toBe("virtio=BC:24:11:00:00:01,bridge=vmbr1");
-    expect(formatNet0({ ...network, mac: "bc:24:11:00:00:09", vlan: 7 }, "BC:24:11:00:00:01")).toBe(
+    expect(formatNic(network, "BC:24:11:00:00:01")).toBe("virtio=BC:24:11:00:00:01,bridge=vmbr1");
+    expect(formatNic({ ...network, mac: "bc:24:11:00:00:09", vlan: 7 }, "BC:24:11:00:00:01")).toBe(
       "virtio=BC:24:11:00:00:09,bridge=vmbr1,tag=7",
     );
   });
