@@ -5,6 +5,7 @@
  * bare name `pulumi-proxmox`, so the "." export must always resolve to a real file.
  */
 export { ProxmoxVm, type CloudInitArgs, type NetworkArgs, type ProxmoxVmArgs } from "./resource";
+export { CloudImageTemplate, type CloudImageTemplateArgs } from "./template-resource";
 export {
   ERROR_CODES,
   PermanentError,
