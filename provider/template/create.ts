@@ -130,6 +130,8 @@ async function createVmFromImage(
       if (hasCode(error, "ALREADY_EXISTS")) continue;
       throw error;
     }
+    // The VMs cloned from this template must see it in the next listing.
+    ctx.api.invalidateClusterVms?.();
     await ctx.waitForTask(inputs.node, upid, { budgetMs: inputs.timeouts.taskMs, step });
     return { vmid, template: false, complete: false };
   }
