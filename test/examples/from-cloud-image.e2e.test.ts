@@ -7,6 +7,8 @@ import { IMPORT_STORAGES, serveImages, type ImageServer } from "../simulator/sup
 import { copyExample } from "./support";
 
 const IMAGE = Buffer.alloc(512 * 1024, 5);
+const NEXT_IMAGE = Buffer.alloc(512 * 1024, 6);
+const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
 describe("examples/from-cloud-image through the real engine against the simulator", () => {
   let sim: Simulator;
@@ -23,14 +25,14 @@ describe("examples/from-cloud-image through the real engine against the simulato
 
   beforeAll(async () => {
     sim = await startSimulator({ storages: IMPORT_STORAGES, templates: [], defaultTaskMs: 50 });
-    images = await serveImages({ "/debian-12.qcow2": IMAGE });
+    images = await serveImages({ "/debian-12.qcow2": IMAGE, "/debian-12.1.qcow2": NEXT_IMAGE });
     engine = engineEnv();
     dir = copyExample("from-cloud-image");
     await configureProxmoxStack(dir, sim, engine);
     const set = (key: string, value: string) =>
       pulumi(["config", "set", key, value], dir, engine.env);
     await set("imageUrl", `${images.url}/debian-12.qcow2`);
-    await set("imageSha256", createHash("sha256").update(IMAGE).digest("hex"));
+    await set("imageSha256", sha256(IMAGE));
   });
   afterAll(async () => {
     engine.cleanup();
@@ -56,6 +58,35 @@ describe("examples/from-cloud-image through the real engine against the simulato
   it("passes the drift check on the untouched stack", async () => {
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
     expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+  });
+
+  it("replaces the template and the VMs cloned from it on a new image, create-first", async () => {
+    const before = JSON.parse(
+      (await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout,
+    ) as { templateVmid: number; image: string; vmids: number[] };
+    const set = (key: string, value: string) =>
+      pulumi(["config", "set", key, value], dir, engine.env);
+    await set("imageUrl", `${images.url}/debian-12.1.qcow2`);
+    await set("imageSha256", sha256(NEXT_IMAGE));
+
+    const preview = await pulumi(["preview"], dir, engine.env);
+    expect(preview.code, preview.stdout + preview.stderr).toBe(0);
+    for (const name of ["debian-12", "web", "db"]) {
+      expect(preview.stdout).toMatch(
+        new RegExp(`\\+-\\s+pulumi-nodejs:dynamic/proxmox:\\w+ ${name} replace`),
+      );
+    }
+
+    const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const after = JSON.parse(
+      (await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout,
+    ) as { templateVmid: number; image: string; vmids: number[] };
+    expect(after.templateVmid).not.toBe(before.templateVmid);
+    expect(templates()).toEqual([after.templateVmid]);
+    expect(importedImages()).toEqual([after.image]);
+    expect(guestVms(sim).sort()).toEqual([...after.vmids].sort());
+    expect(after.vmids.some((vmid) => before.vmids.includes(vmid))).toBe(false);
   });
 
   it("destroys the VMs, the template, its image and the seeds", async () => {
