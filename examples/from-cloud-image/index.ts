@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { CloudImageTemplate, ProxmoxVm } from "pulumi-proxmox";
 
 // From a cluster with no template: PVE downloads the image, imports it and makes the template;
-// both VMs are cloned from it. Connection settings come from stack config (`proxmox:endpoint`,
+// the VMs are cloned from it. Connection settings come from stack config (`proxmox:endpoint`,
 // `proxmox:apiToken` as a secret, `proxmox:caCert`) or PROXMOX_VE_ENDPOINT / PROXMOX_VE_API_TOKEN.
 const config = new pulumi.Config();
 const node = config.get("node") ?? "pve1";
@@ -29,7 +29,16 @@ const vms = ["web", "db"].map(
     }),
 );
 
+// A VM pinned to the image it was cloned from: a new image leaves it running as it is. It is a
+// full clone, so it does not hold the old template, which is deleted after the replacement.
+const pinned = new ProxmoxVm(
+  "cache",
+  { node, template: debian.vmid, cores: 1, memory: 1024 },
+  { ignoreChanges: ["template"] },
+);
+
 export const templateVmid = debian.vmid;
 export const image = debian.imageVolid;
 export const vmids = vms.map((vm) => vm.vmid);
+export const pinnedVmid = pinned.vmid;
 export const addresses = vms.map((vm) => vm.ipv4Addresses);

@@ -40,7 +40,7 @@ describe("examples/from-cloud-image through the real engine against the simulato
     await images.close();
   });
 
-  it("goes from a cluster with no template to a template and two VMs cloned from it", async () => {
+  it("goes from a cluster with no template to a template and three VMs cloned from it", async () => {
     expect(templates()).toEqual([]);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
     expect(up.code, up.stdout + up.stderr).toBe(0);
@@ -48,10 +48,10 @@ describe("examples/from-cloud-image through the real engine against the simulato
 
     const outputs = JSON.parse(
       (await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout,
-    ) as { templateVmid: number; image: string; vmids: number[] };
+    ) as { templateVmid: number; image: string; vmids: number[]; pinnedVmid: number };
     expect(templates()).toEqual([outputs.templateVmid]);
     expect(importedImages()).toEqual([outputs.image]);
-    expect(guestVms(sim).sort()).toEqual([...outputs.vmids].sort());
+    expect(guestVms(sim).sort()).toEqual([...outputs.vmids, outputs.pinnedVmid].sort());
     expect(images.requests).toEqual(["/debian-12.qcow2"]);
   });
 
@@ -60,10 +60,10 @@ describe("examples/from-cloud-image through the real engine against the simulato
     expect(drift.code, drift.stdout + drift.stderr).toBe(0);
   });
 
-  it("replaces the template and the VMs cloned from it on a new image, create-first", async () => {
+  it("replaces the template and its VMs on a new image, create-first, but not the pinned VM", async () => {
     const before = JSON.parse(
       (await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout,
-    ) as { templateVmid: number; image: string; vmids: number[] };
+    ) as { templateVmid: number; image: string; vmids: number[]; pinnedVmid: number };
     const set = (key: string, value: string) =>
       pulumi(["config", "set", key, value], dir, engine.env);
     await set("imageUrl", `${images.url}/debian-12.1.qcow2`);
@@ -81,12 +81,16 @@ describe("examples/from-cloud-image through the real engine against the simulato
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const after = JSON.parse(
       (await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout,
-    ) as { templateVmid: number; image: string; vmids: number[] };
+    ) as { templateVmid: number; image: string; vmids: number[]; pinnedVmid: number };
     expect(after.templateVmid).not.toBe(before.templateVmid);
     expect(templates()).toEqual([after.templateVmid]);
     expect(importedImages()).toEqual([after.image]);
-    expect(guestVms(sim).sort()).toEqual([...after.vmids].sort());
+    expect(after.pinnedVmid).toBe(before.pinnedVmid);
+    expect(sim.model.vms.get(after.pinnedVmid)?.status).toBe("running");
+    expect(guestVms(sim).sort()).toEqual([...after.vmids, after.pinnedVmid].sort());
     expect(after.vmids.some((vmid) => before.vmids.includes(vmid))).toBe(false);
+    const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
   });
 
   it("destroys the VMs, the template, its image and the seeds", async () => {
