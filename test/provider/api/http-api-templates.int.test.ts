@@ -4,7 +4,7 @@ import { closeSharedDispatchers } from "../../../provider/api/dispatcher-registr
 import { HttpProxmoxApi } from "../../../provider/api/http-api.js";
 import { waitForTask } from "../../../provider/api/tasks.js";
 import { parseConnectionConfig } from "../../../provider/config.js";
-import type { ProxmoxError } from "../../../provider/errors.js";
+import { failure } from "../../support/failure.js";
 import { startSimulator, type Simulator } from "../../../simulator/index.js";
 import {
   IMPORT_STORAGES,
@@ -38,15 +38,6 @@ afterAll(async () => {
   await sim.close();
   await images.close();
 });
-
-async function failure(promise: Promise<unknown>): Promise<ProxmoxError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ProxmoxError;
-  }
-  throw new Error("expected a failure");
-}
 
 const wait = (upid: string | null) =>
   upid === null ? Promise.resolve() : waitForTask(api, "pve1", upid, { budgetMs: 10_000 });

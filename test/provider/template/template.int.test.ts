@@ -2,12 +2,12 @@ import { createHash } from "node:crypto";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { closeSharedDispatchers } from "../../../provider/api/dispatcher-registry";
 import type { OperationContext } from "../../../provider/context";
-import type { ProxmoxError } from "../../../provider/errors";
 import { buildContext } from "../../../provider/runtime";
 import { createTemplate } from "../../../provider/template/create";
 import { deleteTemplate } from "../../../provider/template/delete";
 import { checkTemplate, type TemplateInputs } from "../../../provider/template/inputs";
 import { readTemplate } from "../../../provider/template/read";
+import { failure } from "../../support/failure";
 import { startSimulator, type Simulator, type SimulatorOptions } from "../../../simulator/index";
 import {
   IMPORT_STORAGES,
@@ -54,15 +54,6 @@ const inputs = (extra: Record<string, unknown> = {}) =>
     node: "pve1",
     ...extra,
   }).inputs as TemplateInputs;
-
-async function failure(promise: Promise<unknown>): Promise<ProxmoxError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ProxmoxError;
-  }
-  throw new Error("expected a failure");
-}
 
 const importVolumes = () =>
   sim.model
