@@ -68,22 +68,27 @@ export async function createTemplate(
   };
 }
 
-/** A VM on the node with this template's name whose mark carries its identity. */
+/**
+ * A VM on the node whose mark carries this template's identity: one with its name, or a
+ * nameless one in the probe window (PVE writes the name and description only when the create
+ * task ends, so a create interrupted mid-task left a VM locked `create`: it is waited out).
+ */
 async function findOwnTemplate(
   ctx: OperationContext,
   inputs: TemplateInputs,
   plan: TemplatePlan,
 ): Promise<Found | undefined> {
+  const window = new Set(probeOrder(plan.identity, inputs.vmidRange, PROBE_WINDOW));
   const rows = (await ctx.listVms({ fresh: true })).filter(
-    (vm) => vm.type === "qemu" && vm.node === inputs.node && vm.name === plan.vmName,
+    (vm) =>
+      vm.type === "qemu" &&
+      vm.node === inputs.node &&
+      (vm.name === plan.vmName || (window.has(vm.vmid) && (!vm.name || vm.lock === "create"))),
   );
   for (const row of rows) {
-    const config = await ctx.api.vmConfig(row.node, row.vmid).catch((error: unknown) => {
-      if (hasCode(error, "NOT_FOUND")) return undefined;
-      throw error;
-    });
+    const config = await settledConfig(ctx, inputs, row.vmid);
     const mark = readTemplateMark(config?.description);
-    if (config === undefined || mark?.id !== plan.identity || config.lock === "create") continue;
+    if (config === undefined || mark?.id !== plan.identity) continue;
     return {
       vmid: row.vmid,
       template: config.template === true,
@@ -91,6 +96,30 @@ async function findOwnTemplate(
     };
   }
   return undefined;
+}
+
+/** How often a VM locked `create` is read again while its create task runs. */
+const CREATE_POLL_MS = 1_000;
+
+/** The VM's config once no create task holds it; undefined when the VM is (or becomes) gone. */
+async function settledConfig(ctx: OperationContext, inputs: TemplateInputs, vmid: number) {
+  const deadline = ctx.now() + inputs.timeouts.taskMs;
+  for (;;) {
+    const config = await ctx.api.vmConfig(inputs.node, vmid).catch((error: unknown) => {
+      if (hasCode(error, "NOT_FOUND")) return undefined;
+      throw error;
+    });
+    if (config?.lock !== "create") return config;
+    if (ctx.now() > deadline) {
+      throw new PermanentError(
+        "TIMEOUT",
+        `VM ${vmid} on node ${inputs.node} is still locked by a create after ` +
+          `${inputs.timeouts.taskMs} ms; see its qmcreate task, or remove it if that task is gone.`,
+        { node: inputs.node, vmid },
+      );
+    }
+    await ctx.sleep(CREATE_POLL_MS);
+  }
 }
 
 async function createVmFromImage(

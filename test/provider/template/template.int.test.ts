@@ -120,6 +120,21 @@ describe("CloudImageTemplate operations", () => {
     expect([...sim.model.vms.keys()].filter((id) => id >= 10_000)).toEqual([state.vmid]);
   });
 
+  it("waits out a create another run left mid-task and takes that VM, not a second one", async () => {
+    await start({ taskDurationsMs: { qmcreate: 1_500 } });
+    const first = createTemplate(ctx, inputs());
+    // The second run starts while the first one's qmcreate task still holds the VM.
+    while (![...sim.model.vms.values()].some((vm) => vm.config["lock"] === "create")) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const second = await createTemplate(ctx, inputs());
+    // The first run stands for one that crashed: its own end does not matter here.
+    await first.catch(() => undefined);
+    expect([...sim.model.vms.keys()].filter((id) => id >= 10_000)).toEqual([second.vmid]);
+    expect(sim.model.vms.get(second.vmid)?.config["template"]).toBe(1);
+    expect(images.requests).toHaveLength(1);
+  });
+
   it("fails a wrong checksum at the download, leaving no VM and no image", async () => {
     await start();
     const error = await failure(createTemplate(ctx, inputs({ checksum: "0".repeat(64) })));
