@@ -6,6 +6,7 @@ export interface CloudImageTemplateArgs {
   readonly url: pulumi.Input<string>;
   /** Hex digest PVE verifies after the download; needs `checksumAlgorithm`. Replaces. */
   readonly checksum?: pulumi.Input<string>;
+  /** The algorithm of `checksum`: `sha256` or `sha512`. Replaces. */
   readonly checksumAlgorithm?: pulumi.Input<"sha256" | "sha512">;
   /** The node that downloads the image and holds the template. Replaces. */
   readonly node: pulumi.Input<string>;

@@ -81,6 +81,17 @@ describe("CloudImageTemplate operations", () => {
     expect(await readTemplate(ctx, state)).toBeUndefined();
   });
 
+  it("reads a boot disk moved to another storage as that storage, and a deleted template as gone", async () => {
+    await start();
+    const state = await createTemplate(ctx, inputs());
+    const disk = String(sim.model.vms.get(state.vmid)?.config["scsi0"]);
+    sim.faults.setConfig(state.vmid, { scsi0: disk.replace(/^local-lvm:/, "shared:") });
+    expect(await readTemplate(ctx, state)).toMatchObject({ storage: "shared" });
+
+    sim.faults.deleteVm(state.vmid);
+    expect(await readTemplate(ctx, state)).toBeUndefined();
+  });
+
   it("refuses to delete a template with a linked clone, naming it, and deletes once it is gone", async () => {
     await start();
     const state = await createTemplate(ctx, inputs());
