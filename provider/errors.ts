@@ -26,6 +26,8 @@ export const ERROR_CODES = [
   "CONFIG",
   "BAD_STATE",
   "ABORTED",
+  "CHECKSUM_MISMATCH",
+  "UNSUPPORTED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -106,22 +106,33 @@ export function markFor(identity: string, placement: Placement, phase: Phase): M
   };
 }
 
-/** The VM description PVE stores: the user's text, then the mark on a line of its own. */
-export function describe(userDescription: string | undefined, mark: Mark): string {
+/**
+ * The description PVE stores: the user's text, then the mark on a line of its own. Any mark
+ * object (a VM's, a template's) is written the same way, so one reader finds every kind.
+ */
+export function describe(userDescription: string | undefined, mark: object): string {
   const line = `${MARK_PREFIX}${JSON.stringify(mark)}`;
   return userDescription ? `${userDescription}\n\n${line}` : line;
 }
 
-/** Reads the mark back from a description; undefined when absent or unreadable. */
-export function readMark(description: string | undefined): Mark | undefined {
+/** Reads a mark of `schema`'s kind from a description; undefined when absent or unreadable. */
+export function readMarkOf<S extends z.ZodType>(
+  schema: S,
+  description: string | undefined,
+): z.output<S> | undefined {
   const match = description?.match(MARK_LINE);
   if (!match?.[1]) return undefined;
   try {
-    const parsed = markSchema.safeParse(JSON.parse(match[1]));
+    const parsed = schema.safeParse(JSON.parse(match[1]));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Reads a VM's mark back from a description; undefined when absent or unreadable. */
+export function readMark(description: string | undefined): Mark | undefined {
+  return readMarkOf(markSchema, description);
 }
 
 /** The user's part of a description, without the mark. */

@@ -13,6 +13,7 @@ export {
   type NetworkArgs,
   type ProxmoxVmArgs,
 } from "./resource";
+export { CloudImageTemplate, type CloudImageTemplateArgs } from "./template-resource";
 export {
   ERROR_CODES,
   PermanentError,

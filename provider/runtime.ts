@@ -42,7 +42,8 @@ export function configure(config: ConfigReader): Promise<void> {
   return Promise.resolve();
 }
 
-function context(): Promise<OperationContext> {
+/** @internal The process's one context, shared with the template glue (template/runtime.ts). */
+export function context(): Promise<OperationContext> {
   ready ??= Promise.resolve().then(() => buildContext({ get: () => undefined }));
   return ready;
 }
@@ -123,14 +124,14 @@ function resolved(inputs: Props): ResolvedInputs {
 }
 
 /**
- * Outputs as the engine can take them: protobuf's Struct rejects `undefined`, which optional
+ * @internal Outputs as the engine can take them: protobuf's Struct rejects `undefined`, which optional
  * fields carry; JSON drops them.
  */
-function wire(props: Props): Props {
+export function wire(props: Props): Props {
   return JSON.parse(JSON.stringify(props)) as Props;
 }
 
-/** `__provider` must travel with every output set (a partial create's included). */
-function providerOf(props: Props): Props {
+/** @internal `__provider` must travel with every output set (a partial create's included). */
+export function providerOf(props: Props): Props {
   return props["__provider"] === undefined ? {} : { __provider: props["__provider"] };
 }

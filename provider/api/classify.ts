@@ -44,6 +44,25 @@ const FAMILIES: readonly Family[] = [
     transient: false,
     pattern: /^checksum mismatch \(file change by other user\?\)/,
   },
+  // pve-storage API2/Storage/Status.pm download_url (via Tools.pm download_file_from_url):
+  // "checksum mismatch: got '<hex>' != expect '<hex>'", with ", aborting" for an existing file.
+  { code: "CHECKSUM_MISMATCH", transient: false, pattern: /^checksum mismatch: got '/ },
+  // pve-storage Status.pm download_url / upload: the storage lacks the content type.
+  {
+    code: "UNSUPPORTED",
+    transient: false,
+    pattern: /is not configured for content-type '|not a file based storage!/,
+  },
+  // Status.pm download_url: only `iso` content is decompressed.
+  { code: "UNSUPPORTED", transient: false, pattern: /^decompression not supported for / },
+  // pve-storage Storage.pm verify/normalize of an import file name (400 errors.filename).
+  { code: "UNSUPPORTED", transient: false, pattern: /invalid filename or wrong extension/ },
+  // qemu-server API2/Qemu.pm $check_drive_param: an import-from source that is not an image.
+  {
+    code: "UNSUPPORTED",
+    transient: false,
+    pattern: /has wrong type '[^']*' - needs to be 'images' or 'import'/,
+  },
   // Cluster.pm check_cfs_quorum: "cluster not ready - no quorum?".
   { code: "UNAVAILABLE", transient: true, pattern: /cluster not ready - no quorum\?/ },
   // API2/Qemu/Agent.pm: "QEMU guest agent is not running" (guest-ping failed).
@@ -138,6 +157,19 @@ function invalidParam(request: string, target: string, pve: string, context: Err
     return new PermanentError(
       "ALREADY_EXISTS",
       `${request}${at(target)} failed: ${Object.values(errors).join("; ")}. Pick another VMID.`,
+      context,
+    );
+  }
+  // An import file name that does not fit the content type (400 errors.filename).
+  const unsupported = Object.entries(errors).find(
+    ([, text]) => familyOf(text)?.code === "UNSUPPORTED",
+  );
+  if (unsupported !== undefined) {
+    return new PermanentError(
+      "UNSUPPORTED",
+      `${request}${at(target)} was rejected: ${unsupported[0]}: ${unsupported[1]}. An image ` +
+        `stored as \`import\` content must end .qcow2, .raw, .vmdk or .ova (an Ubuntu *.img is ` +
+        `qcow2: store it as .qcow2).`,
       context,
     );
   }
@@ -242,6 +274,22 @@ function fromFamily(
         false,
         "CONFLICT",
         `${request}${at(target)}: the config changed since it was read (${pve}); read it again.`,
+        ctx,
+      );
+    case "CHECKSUM_MISMATCH":
+      return make(
+        false,
+        "CHECKSUM_MISMATCH",
+        `${request}${at(target)}: ${pve}. The file at the URL is not the one the checksum names: ` +
+          `check the URL and the checksum (and its algorithm); nothing was stored.`,
+        ctx,
+      );
+    case "UNSUPPORTED":
+      return make(
+        false,
+        "UNSUPPORTED",
+        `${request}${at(target)}: ${pve}. Pick a storage that has the content type (Datacenter → ` +
+          `Storage → Content) or an image PVE can import (qcow2, raw, vmdk, uncompressed).`,
         ctx,
       );
     case "UNAVAILABLE": {

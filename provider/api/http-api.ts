@@ -12,6 +12,8 @@ import type {
   ClusterVm,
   CloneRequest,
   ConfigUpdate,
+  CreateVmRequest,
+  DownloadUrlRequest,
   GuestInterface,
   MigrateDisks,
   IsoUpload,
@@ -268,6 +270,21 @@ export class HttpProxmoxApi implements ProxmoxApi {
     );
   }
 
+  createVm(request: CreateVmRequest): Promise<Upid> {
+    return this.#request("POST", ["nodes", request.node, "qemu"], schemas.upidSchema, {
+      form: { ...request.config, vmid: request.vmid },
+    });
+  }
+
+  convertToTemplate(node: string, vmid: number): Promise<Upid | null> {
+    return this.#request(
+      "POST",
+      ["nodes", node, "qemu", vmid, "template"],
+      schemas.optionalUpidSchema,
+      { form: {} },
+    );
+  }
+
   vmStatus(node: string, vmid: number): Promise<VmStatus> {
     return this.#request(
       "GET",
@@ -362,6 +379,22 @@ export class HttpProxmoxApi implements ProxmoxApi {
         upload: multipartUpload([["content", "iso"]], iso),
         timeoutMs: this.#options.uploadTimeoutMs ?? 600_000,
       },
+    );
+  }
+
+  downloadUrl(request: DownloadUrlRequest): Promise<Upid> {
+    const form = defined({
+      url: request.url,
+      filename: request.filename,
+      content: request.content,
+      checksum: request.checksum?.value,
+      "checksum-algorithm": request.checksum?.algorithm,
+    });
+    return this.#request(
+      "POST",
+      ["nodes", request.node, "storage", request.storage, "download-url"],
+      schemas.upidSchema,
+      { form },
     );
   }
 

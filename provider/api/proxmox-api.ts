@@ -149,6 +149,28 @@ export interface IsoUpload {
   readonly bytes: Uint8Array;
 }
 
+/** `POST /nodes/{node}/storage/{storage}/download-url`: PVE fetches `url` itself, in a task. */
+export interface DownloadUrlRequest {
+  readonly node: string;
+  /** A file-based storage with `content` among its content types. */
+  readonly storage: string;
+  readonly url: string;
+  /** The stored name; its extension must fit `content` (`import`: `.qcow2|.raw|.vmdk|.ova`). */
+  readonly filename: string;
+  readonly content: "import" | "iso";
+  /** PVE verifies it after the download and fails the task on a mismatch. */
+  readonly checksum?:
+    { readonly algorithm: "sha256" | "sha512"; readonly value: string } | undefined;
+}
+
+/** `POST /nodes/{node}/qemu`: a new VM from a config, e.g. a disk with `import-from`. */
+export interface CreateVmRequest {
+  readonly node: string;
+  readonly vmid: number;
+  /** The VM's config keys as PVE takes them (`scsi0: "local-lvm:0,import-from=…"`). */
+  readonly config: PveParams;
+}
+
 export interface ProxmoxVersion {
   readonly version: string;
   readonly release: string;
@@ -179,6 +201,10 @@ export interface ProxmoxApi {
   /** POST …/config: async, resolves with the UPID (or null when PVE applied it at once). */
   updateVmConfig(node: string, vmid: number, update: ConfigUpdate): Promise<Upid | null>;
   cloneVm(request: CloneRequest): Promise<Upid>;
+  /** POST …/qemu: the config exists at once with `lock: create`; the task fills it in. */
+  createVm(request: CreateVmRequest): Promise<Upid>;
+  /** POST …/template: a `qmtemplate` task, or null from releases that converted synchronously. */
+  convertToTemplate(node: string, vmid: number): Promise<Upid | null>;
   vmStatus(node: string, vmid: number): Promise<VmStatus>;
   startVm(node: string, vmid: number): Promise<Upid>;
   stopVm(node: string, vmid: number): Promise<Upid>;
@@ -204,6 +230,8 @@ export interface ProxmoxApi {
   agentInterfaces(node: string, vmid: number): Promise<readonly GuestInterface[]>;
 
   uploadIso(node: string, storage: string, iso: IsoUpload): Promise<Upid>;
+  /** Downloaded images are listed and deleted like any volume, with content `import`. */
+  downloadUrl(request: DownloadUrlRequest): Promise<Upid>;
   storageContent(
     node: string,
     storage: string,

@@ -12,10 +12,13 @@ import type { ConfigUpdate, ProxmoxApi } from "./proxmox-api.js";
  *   absolute size, a config POST with the same keys, DELETE, start/stop/shutdown, the
  *   content-addressed seed upload); every transient answer is retried, and the caller counts a
  *   repeat's "already done" answer (NOT_FOUND for a delete, ALREADY_RUNNING for a start) as done.
- * - `unsafe`: a second clone, reboot or migration is a second action. Retried only when the
- *   first request provably had no effect: it never reached PVE (connection refused, a 595 from
- *   pveproxy that could not reach the node) or PVE refused it (a lock, no quorum). Any other
- *   failure is thrown for the caller to decide (clone.ts looks for its own VM first).
+ * - `unsafe`: a second clone, reboot or migration is a second action; a second VM create,
+ *   image download or template conversion fails because the first one worked (VM exists, file
+ *   exists, already a template), hiding that success. Retried only when the first request
+ *   provably had no effect: it never reached PVE (connection refused, a 595 from pveproxy that
+ *   could not reach the node) or PVE refused it (a lock, no quorum). Any other failure is
+ *   thrown for the caller to decide (clone.ts looks for its own VM first; a template create
+ *   lists the import storage and the VMID before repeating a step).
  * - `none`: the task-status poll already treats a transient answer as "not yet".
  */
 
@@ -46,6 +49,9 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   shutdownVm: "idempotent",
   uploadIso: "idempotent",
   cloneVm: "unsafe",
+  createVm: "unsafe",
+  convertToTemplate: "unsafe",
+  downloadUrl: "unsafe",
   rebootVm: "unsafe",
   migrateVm: "unsafe",
   moveDisk: "unsafe",
@@ -75,6 +81,9 @@ const REQUEST_NAMES: Readonly<Record<Method, string>> = {
   shutdownVm: "POST shutdown",
   uploadIso: "POST upload",
   cloneVm: "POST clone",
+  createVm: "POST create",
+  convertToTemplate: "POST template",
+  downloadUrl: "POST download-url",
   rebootVm: "POST reboot",
   migrateVm: "POST migrate",
   moveDisk: "POST move_disk",

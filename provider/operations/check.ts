@@ -19,12 +19,7 @@ export function checkVm(
   news: Readonly<Record<string, unknown>>,
 ): CheckResult {
   const parsed = vmInputsSchema.safeParse(news);
-  const failures: CheckFailure[] = parsed.success
-    ? []
-    : parsed.error.issues
-        .flatMap(unwrapUnion)
-        .filter((issue) => !touchesUnknown(news, issue.path))
-        .flatMap((issue) => failuresOf(issue, news));
+  const failures: CheckFailure[] = parsed.success ? [] : failuresOfIssues(parsed.error, news);
 
   failures.push(...saidTwice(news), ...writtenTogether(news));
   if (parsed.success)
@@ -35,6 +30,21 @@ export function checkVm(
   const inputs =
     parsed.success && !containsUnknown(news) ? { ...news, ...parsed.data } : { ...news };
   return { inputs, failures };
+}
+
+/**
+ * zod's issues as failures that name the property as the user wrote it; issues at a value that
+ * is still unknown (a preview) wait for the value. `resource` names the docs to check against.
+ */
+export function failuresOfIssues(
+  error: z.ZodError,
+  news: Readonly<Record<string, unknown>>,
+  resource = "ProxmoxVm",
+): CheckFailure[] {
+  return error.issues
+    .flatMap(unwrapUnion)
+    .filter((issue) => !touchesUnknown(news, issue.path))
+    .flatMap((issue) => failuresOf(issue, news, resource));
 }
 
 /** Changes PVE cannot make (a disk shrink), as the spec refuses them; an unknown value waits. */
@@ -150,12 +160,12 @@ const isShape = (issue: z.core.$ZodIssue) =>
 const isUnknownLiteral = (issue: z.core.$ZodIssue) =>
   issue.code === "invalid_value" && issue.values.includes(UNKNOWN);
 
-function failuresOf(issue: z.core.$ZodIssue, news: unknown): CheckFailure[] {
+function failuresOf(issue: z.core.$ZodIssue, news: unknown, resource: string): CheckFailure[] {
   if (issue.code === "unrecognized_keys") {
     // One failure per key, at the key itself: the engine shows it next to the value written.
     return issue.keys.map((key) => ({
       property: propertyPath([...issue.path, key]),
-      reason: `is not a known property${issue.path.length > 0 ? ` of ${propertyPath(issue.path)}` : ""}: check the spelling against the ProxmoxVm docs`,
+      reason: `is not a known property${issue.path.length > 0 ? ` of ${propertyPath(issue.path)}` : ""}: check the spelling against the ${resource} docs`,
     }));
   }
   const value = valueAt(news, issue.path);

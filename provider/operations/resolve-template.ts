@@ -3,7 +3,8 @@
  * listing tells where it lives; its config confirms it is a template.
  */
 import type { OperationContext } from "../context";
-import { PermanentError } from "../errors";
+import type { ClusterVm } from "../api/proxmox-api";
+import { hasCode, PermanentError } from "../errors";
 import { driveStorages } from "../state/vm-facts";
 import type { TemplateRef } from "./clone";
 
@@ -17,12 +18,21 @@ export async function resolveTemplate(
   template: string | number,
   preferNode: string,
 ): Promise<ResolvedTemplate> {
-  const vms = (await ctx.listVms()).filter((vm) => vm.type === "qemu");
-  const matches =
-    typeof template === "number"
-      ? vms.filter((vm) => vm.vmid === template)
-      : vms.filter((vm) => vm.name === template && vm.template);
-  const chosen = matches.find((vm) => vm.node === preferNode) ?? matches[0];
+  const find = (listed: readonly ClusterVm[]) => {
+    const vms = listed.filter((vm) => vm.type === "qemu");
+    const matches =
+      typeof template === "number"
+        ? vms.filter((vm) => vm.vmid === template)
+        : vms.filter((vm) => vm.name === template && vm.template);
+    return matches.find((vm) => vm.node === preferNode) ?? matches[0];
+  };
+  // A template made moments ago (a CloudImageTemplate of the same program) may be missing from
+  // a shared listing fetched before it, and PVE's own listing lags by seconds: look again
+  // fresh, then, for a VMID, on the VM's node itself.
+  const chosen =
+    find(await ctx.listVms()) ??
+    find(await ctx.listVms({ fresh: true })) ??
+    (typeof template === "number" ? await onNode(ctx, template, preferNode) : undefined);
   if (!chosen) {
     throw new PermanentError(
       "NOT_FOUND",
@@ -40,4 +50,19 @@ export async function resolveTemplate(
     );
   }
   return { node: chosen.node, vmid: chosen.vmid, driveStorages: driveStorages(config) };
+}
+
+/** The VM `vmid` read on `node` directly, as a listing row; undefined when it is not there. */
+async function onNode(
+  ctx: OperationContext,
+  vmid: number,
+  node: string,
+): Promise<ClusterVm | undefined> {
+  try {
+    await ctx.api.vmConfig(node, vmid);
+    return { vmid, node, type: "qemu", status: "stopped" };
+  } catch (error) {
+    if (hasCode(error, "NOT_FOUND")) return undefined;
+    throw error;
+  }
 }

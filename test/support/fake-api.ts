@@ -9,6 +9,8 @@ import type {
   ClusterNode,
   ClusterVm,
   ConfigUpdate,
+  CreateVmRequest,
+  DownloadUrlRequest,
   GuestInterface,
   IsoUpload,
   MoveTarget,
@@ -224,6 +226,37 @@ export class FakeProxmoxApi implements ProxmoxApi {
     });
     return this.#task(request.node, "qmclone", request.vmid);
   }
+  async createVm(request: CreateVmRequest): Promise<Upid> {
+    this.#enter("createVm", [request]);
+    if (this.vms.has(request.vmid)) {
+      throw new PermanentError(
+        "ALREADY_EXISTS",
+        `unable to create VM ${request.vmid} - VM ${request.vmid} already exists on node '${request.node}'`,
+        { node: request.node, vmid: request.vmid },
+      );
+    }
+    // The disk named by import-from becomes the VM's own volume, as qemu-img's copy does.
+    const config: FakeVm["config"] = {};
+    for (const [key, value] of Object.entries(request.config)) {
+      config[key] =
+        typeof value === "string" && value.includes("import-from=")
+          ? `${value.split(":")[0]}:vm-${request.vmid}-disk-0,size=2G`
+          : value;
+    }
+    this.addVm(request.vmid, { node: request.node, status: "stopped", config });
+    return this.#task(request.node, "qmcreate", request.vmid);
+  }
+  async convertToTemplate(node: string, vmid: number): Promise<Upid | null> {
+    this.#enter("convertToTemplate", [node, vmid]);
+    const vm = this.#vm(node, vmid);
+    vm.template = true;
+    vm.config["template"] = true;
+    for (const [key, value] of Object.entries(vm.config)) {
+      if (typeof value === "string" && value.includes(`:vm-${vmid}-disk-`))
+        vm.config[key] = value.replace(`:vm-${vmid}-disk-`, `:base-${vmid}-disk-`);
+    }
+    return this.#task(node, "qmtemplate", vmid);
+  }
   async vmStatus(node: string, vmid: number): Promise<VmStatus> {
     this.#enter("vmStatus", [node, vmid]);
     const vm = this.#vm(node, vmid);
@@ -308,9 +341,23 @@ export class FakeProxmoxApi implements ProxmoxApi {
     this.#volumeSet(node, storage).add(`${storage}:iso/${iso.filename}`);
     return this.#task(node, "imgcopy", "");
   }
-  async storageContent(node: string, storage: string): Promise<readonly StorageVolume[]> {
+  async downloadUrl(request: DownloadUrlRequest): Promise<Upid> {
+    this.#enter("downloadUrl", [request]);
+    this.#volumeSet(request.node, request.storage).add(
+      `${request.storage}:${request.content}/${request.filename}`,
+    );
+    return this.#task(request.node, "download", request.filename);
+  }
+  async storageContent(
+    node: string,
+    storage: string,
+    content?: string,
+  ): Promise<readonly StorageVolume[]> {
     this.#enter("storageContent", [node, storage]);
-    return [...this.#volumeSet(node, storage)].map((volid) => ({ volid, content: "iso" }));
+    // The content is the volume name's directory, as PVE's parse_volname reads it.
+    return [...this.#volumeSet(node, storage)]
+      .map((volid) => ({ volid, content: /:([a-z]+)\//.exec(volid)?.[1] ?? "images" }))
+      .filter((volume) => content === undefined || volume.content === content);
   }
   async deleteVolume(node: string, storage: string, volid: string): Promise<Upid | null> {
     this.#enter("deleteVolume", [node, storage, volid]);

@@ -228,6 +228,43 @@ const rows: readonly Row[] = [
     code: "UNAVAILABLE",
     transient: true,
   },
+  {
+    text: "storage 'local' is not configured for content-type 'import'",
+    source: "pve-storage src/PVE/API2/Storage/Status.pm download_url",
+    method: "POST",
+    path: "/nodes/pve1/storage/local/download-url",
+    status: 500,
+    code: "UNSUPPORTED",
+    transient: false,
+  },
+  {
+    text: "can't upload to storage type 'lvmthin', not a file based storage!",
+    source: "pve-storage src/PVE/API2/Storage/Status.pm download_url",
+    method: "POST",
+    path: "/nodes/pve1/storage/local-lvm/download-url",
+    status: 500,
+    code: "UNSUPPORTED",
+    transient: false,
+  },
+  {
+    text: "Parameter verification failed.",
+    body: { errors: { filename: "invalid filename or wrong extension" } },
+    source: "pve-storage src/PVE/API2/Storage/Status.pm download_url (file name check)",
+    method: "POST",
+    path: "/nodes/pve1/storage/local/download-url",
+    status: 400,
+    code: "UNSUPPORTED",
+    transient: false,
+  },
+  {
+    text: "local:iso/debian.iso has wrong type 'iso' - needs to be 'images' or 'import'",
+    source: "qemu-server src/PVE/API2/Qemu.pm $check_drive_param (create_vm import-from)",
+    method: "POST",
+    path: "/nodes/pve1/qemu",
+    status: 500,
+    code: "UNSUPPORTED",
+    transient: false,
+  },
 ];
 
 describe("classify", () => {
@@ -498,11 +535,29 @@ describe("classifyTaskFailure", () => {
     expect(error.context.taskErrorCode).toBe("NOT_FOUND");
   });
 
+  it.each([
+    ["checksum mismatch: got 'ab12' != expect 'cd34'", "CHECKSUM_MISMATCH"],
+    ["checksum mismatch: got 'ab12' != expect 'cd34', aborting", "CHECKSUM_MISMATCH"],
+    ["decompression not supported for import", "UNSUPPORTED"],
+  ])(
+    "marks the download task's exit '%s' (pve-storage Status.pm download_url) as %s",
+    (text, code) => {
+      const error = classifyTaskFailure(
+        "pve1",
+        "UPID:pve1:0021B19E:02328820:67CC7B42:download:debian.qcow2:root@pam!ci:",
+        text,
+        [],
+      );
+      expect(error.code).toBe("TASK_FAILED");
+      expect(error.context.taskErrorCode).toBe(code);
+    },
+  );
+
   it("leaves taskErrorCode undefined for an unknown text and an empty UPID id", () => {
     const error = classifyTaskFailure(
       "pve1",
       "UPID:pve1:0021B19E:02328820:67CC7B42:imgcopy::root@pam!ci:",
-      "checksum mismatch: got 'a' != expect 'b'",
+      "error with cfs lock 'file-storage_cfg': got lock request timeout",
       [],
     );
     expect(error.context.taskErrorCode).toBeUndefined();

@@ -155,6 +155,45 @@ describe("retryingApi", () => {
     expect(lines[0]).toContain("POST clone (node pve1, VM 101)");
   });
 
+  it.each([
+    ["createVm", () => ({ node: "pve1", vmid: 7100, config: { name: "t" } })],
+    [
+      "downloadUrl",
+      () => ({
+        node: "pve1",
+        storage: "local",
+        url: "http://127.0.0.1/a.qcow2",
+        filename: "a.qcow2",
+        content: "import",
+      }),
+    ],
+  ] as const)(
+    "does not re-send %s after a 596, which may have been applied",
+    async (method, arg) => {
+      const { api, calls } = setup(method, [proxyTimeout()], "UPID:x");
+      const call = api[method] as (request: unknown) => Promise<unknown>;
+      await expect(call.call(api, arg())).rejects.toMatchObject({ status: 596 });
+      expect(calls()).toBe(1);
+    },
+  );
+
+  it("re-sends a download and a template conversion whose connection was refused", async () => {
+    const download = setup("downloadUrl", [networkError("ECONNREFUSED")], "UPID:d");
+    await download.api.downloadUrl({
+      node: "pve1",
+      storage: "local",
+      url: "http://127.0.0.1/a.qcow2",
+      filename: "a.qcow2",
+      content: "import",
+    });
+    expect(download.calls()).toBe(2);
+    expect(download.lines[0]).toContain("POST download-url (node pve1)");
+    const convert = setup("convertToTemplate", [networkError("ECONNREFUSED")], "UPID:t");
+    await expect(convert.api.convertToTemplate("pve1", 7100)).resolves.toBe("UPID:t");
+    expect(convert.calls()).toBe(2);
+    expect(convert.lines[0]).toContain("POST template (node pve1, VM 7100)");
+  });
+
   it("does not re-send a reboot answered 596, which may have been applied", async () => {
     const { api, calls } = setup("rebootVm", [proxyTimeout()], "UPID:r");
     await expect(api.rebootVm("pve1", 101)).rejects.toMatchObject({ status: 596 });

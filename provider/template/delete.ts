@@ -1,0 +1,72 @@
+/**
+ * delete, in order: refuse while linked clones of the template exist (naming them), else
+ * destroy the template, then its downloaded image. The image goes last, so a failed destroy
+ * leaves both for the next delete; a template already gone leaves only the image to delete.
+ */
+import type { OperationContext } from "../context";
+import { hasCode, PermanentError } from "../errors";
+import { readTemplateMark } from "./mark";
+import type { TemplateState } from "./state";
+
+export async function deleteTemplate(ctx: OperationContext, state: TemplateState): Promise<void> {
+  const budget = { budgetMs: state.timeouts.taskMs };
+  const listed = await ctx.listVms({ fresh: true });
+  const row = listed.find((vm) => vm.type === "qemu" && vm.vmid === state.vmid);
+  if (row !== undefined) {
+    const label = `template ${state.vmName} (VM ${state.vmid}) on node ${row.node}`;
+    const config = await ctx.api.vmConfig(row.node, row.vmid);
+    if (readTemplateMark(config.description)?.id !== state.identityHash) {
+      throw new PermanentError(
+        "NOT_OURS",
+        `${label} is not the template this resource created (its mark differs); nothing was ` +
+          "touched. If it was replaced by hand, remove the resource with `pulumi state delete`.",
+        { node: row.node, vmid: row.vmid },
+      );
+    }
+    const clones = await linkedClones(ctx, row.node, state);
+    if (clones.length > 0) {
+      const names = clones.map((vmid) => {
+        const name = listed.find((vm) => vm.vmid === vmid)?.name;
+        return name === undefined ? `VM ${vmid}` : `VM ${vmid} (${name})`;
+      });
+      throw new PermanentError(
+        "CONFLICT",
+        `${label} still has linked clones: ${names.join(", ")}. Their disks are built on the ` +
+          "template's base volume: delete them (or move them to full clones with a disk move) " +
+          "first, then run the command again. Nothing was deleted.",
+        { node: row.node, vmid: row.vmid },
+      );
+    }
+    ctx.progress(`${label}: destroying`);
+    const upid = await ctx.api.destroyVm(row.node, row.vmid);
+    await ctx.waitForTask(row.node, upid, { ...budget, step: `${label}: destroying` });
+  }
+  ctx.progress(`${state.imageVolid} on node ${state.node}: deleting`);
+  try {
+    const upid = await ctx.api.deleteVolume(state.node, state.importStorage, state.imageVolid);
+    if (upid !== null) {
+      await ctx.waitForTask(state.node, upid, { ...budget, step: `deleting ${state.imageVolid}` });
+    }
+  } catch (error) {
+    if (!hasCode(error, "NOT_FOUND") && !goneInTask(error)) throw error;
+  }
+}
+
+/** The VMIDs whose disks are linked clones of the template's base volumes, from the disk storage. */
+async function linkedClones(
+  ctx: OperationContext,
+  node: string,
+  state: TemplateState,
+): Promise<number[]> {
+  const volumes = await ctx.api.storageContent(node, state.storage, "images");
+  const prefix = `${state.storage}:base-${state.vmid}-disk-`;
+  const vmids = volumes
+    .filter((v) => v.volid.startsWith(prefix) && v.volid.includes("/"))
+    .map((v) => Number(/\/vm-(\d+)-disk-/.exec(v.volid)?.[1]))
+    .filter((vmid) => Number.isInteger(vmid));
+  return [...new Set(vmids)].sort((a, b) => a - b);
+}
+
+function goneInTask(error: unknown): boolean {
+  return hasCode(error, "TASK_FAILED") && error.context.taskErrorCode === "NOT_FOUND";
+}
