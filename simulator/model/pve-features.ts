@@ -1,7 +1,7 @@
 /**
  * What a cloud-image template needs that depends on the PVE release, keyed by a version string
- * (`"7.4"`, `"8.4"`, `"9.1"`…). The simulator answers as {@link DEFAULT_PVE_VERSION} today; a
- * version profile passes its own string here and every rule below follows.
+ * (`"7.4"`, `"8.4"`, `"9.1"`…): the routes pass their version profile's release, so every rule
+ * below follows the release the simulator answers as.
  */
 export const DEFAULT_PVE_VERSION = "8.4";
 

@@ -31,7 +31,7 @@ function downloadPermission(
   { tokenId, raw }: { tokenId: string; raw: Record<string, unknown> },
 ): void {
   requirePrivs(sim, tokenId, storagePath(raw), ["Datastore.AllocateTemplate"]);
-  if (!templateFeatures().accessNetworkPrivilege) {
+  if (!templateFeatures(sim.options.profile.pveVersion).accessNetworkPrivilege) {
     requirePrivs(sim, tokenId, "/", ["Sys.Audit", "Sys.Modify"]);
     return;
   }
@@ -165,7 +165,7 @@ async function download(sim: SimContext, job: Download, ctx: TaskContext): Promi
 
 /** download_url's synchronous checks, in PVE's order. */
 function prepare(sim: SimContext, params: Params): Download {
-  const features = templateFeatures();
+  const features = templateFeatures(sim.options.profile.pveVersion);
   // The content types depend on the release, so they are checked here, not in the route schema.
   validateParams(
     { content: params["content"] ?? "" },

@@ -69,7 +69,7 @@ export const uploadRoutes: Route<SimContext>[] = [
           `wrong field name '${file.field}' for file upload, expected 'filename'`,
         );
       const query = Object.fromEntries(new URL(req.url ?? "/", "http://sim").searchParams);
-      const features = templateFeatures();
+      const features = templateFeatures(sim.options.profile.pveVersion);
       const checked = validateParams(
         {
           ...query,

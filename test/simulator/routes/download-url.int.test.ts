@@ -194,6 +194,18 @@ describe("routes/download-url", () => {
     expect(images.requests).toEqual(["/small.qcow2"]);
   });
 
+  it("takes no import content when it answers as PVE 7.4, which had none", async () => {
+    await start({ pveVersion: "7.4" });
+    const res = await api.call("POST", "/nodes/pve1/storage/local/download-url", {
+      url: `${images.url}/debian.qcow2`,
+      content: "import",
+      filename: "debian.qcow2",
+    });
+    expect(res.status).toBe(400);
+    expect(Object.keys((res.body?.["errors"] ?? {}) as object)).toEqual(["content"]);
+    expect(await importContent()).toEqual([]);
+  });
+
   it("checks storage, content type and file name before starting a task", async () => {
     await start();
     const post = (storage: string, params: Record<string, string>) =>
