@@ -96,7 +96,7 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
     const preview = await pulumi(["preview", "--diff"], dir, engine.env);
     expect(preview.stdout).toMatch(/~ machine\s*: "q35" => "pc-q35-8.1"/);
     const result = await up();
-    expect(result.stdout + result.stderr).toMatch(/rebooting to apply changes/);
+    expect(result.stdout + result.stderr).toMatch(/rebooting to apply machine, vga/);
     expect((await outputs()).uefi).toBe(before.uefi);
     const vm = sim.model.vms.get(before.uefi);
     expect(vm?.config).toMatchObject({ machine: "pc-q35-8.1", vga: "serial0" });
