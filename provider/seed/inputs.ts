@@ -138,7 +138,7 @@ export const CloudInitInputSchema = z
   .superRefine(userDataIsExclusive);
 
 /** The whole seed configuration: the user's cloud-init plus the derived NICs. */
-export const CloudInitSchema = z
+const CloudInitSchema = z
   .strictObject({ ...userFields, network: z.array(seedNicSchema).optional() })
   .superRefine((value, ctx) => {
     if (value.network !== undefined && value.network.length > 1) {

@@ -108,7 +108,7 @@ export interface Drive {
   readonly options: ReadonlyArray<readonly [string, string]>;
 }
 
-export function parseDrive(value: string): Drive {
+function parseDrive(value: string): Drive {
   const [volume = "", ...rest] = value.split(",");
   const options = rest.map((part): [string, string] => {
     const eq = part.indexOf("=");

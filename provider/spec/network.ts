@@ -59,10 +59,10 @@ export const networkSchema = z.strictObject({
 export type NetworkInputs = z.infer<typeof networkSchema>;
 
 /** PVE keeps at most 32 NICs, net0 to net31. */
-export const MAX_NICS = 32;
+const MAX_NICS = 32;
 
 /** One entry of `networks`: a NIC with PVE's device options, in the ranges PVE 8.4 accepts. */
-export const nicSchema = z
+const nicSchema = z
   .strictObject({
     ...nicParts,
     // PVE stores MACs upper-case; compared that way, a lower-case pin is not drift.

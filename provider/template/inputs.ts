@@ -54,7 +54,7 @@ const timeoutsSchema = z.strictObject({
   taskMs: z.number().int().positive().default(600_000),
 });
 
-export const templateInputsSchema = z
+const templateInputsSchema = z
   .strictObject({
     __provider: z.unknown().optional(),
     identity: identityInputSchema,

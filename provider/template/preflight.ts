@@ -7,7 +7,7 @@ import { PermanentError } from "../errors";
 import type { TemplateInputs } from "./inputs";
 
 /** `import` content takes qcow2/raw/vmdk from PVE 8.4 on (before: OVA only, or no import at all). */
-export const IMPORT_MIN_RELEASE = { major: 8, minor: 4 } as const;
+const IMPORT_MIN_RELEASE = { major: 8, minor: 4 } as const;
 
 export async function preflightTemplate(ctx: OperationContext, inputs: TemplateInputs) {
   const { version } = await ctx.api.version();

@@ -10,7 +10,7 @@ const HEADERS = {
 };
 
 /** PVE sends the first line of the message as the reason phrase. */
-export function reasonPhrase(message: string): string {
+function reasonPhrase(message: string): string {
   return (message.split("\n")[0] ?? "").replace(/[^\x20-\x7e]/g, "?");
 }
 

@@ -13,12 +13,12 @@ export function isBaseVolume(volid: string): boolean {
 }
 
 /** The base a linked clone's volume depends on (`base-100-disk-0`), if it is one. */
-export function baseOf(volid: string): string | undefined {
+function baseOf(volid: string): string | undefined {
   return /^[^:]+:(base-\d+-disk-\d+)\//.exec(volid)?.[1];
 }
 
 /** The volumes on the base volume's storage (as `node` sees it) that are linked clones of it. */
-export function linkedClonesOf(cluster: Cluster, node: string, baseVolid: string): Volume[] {
+function linkedClonesOf(cluster: Cluster, node: string, baseVolid: string): Volume[] {
   const [storage = "", basename = ""] = baseVolid.split(":");
   return cluster.volumesIn(node, storage).filter((v) => baseOf(v.volid) === basename);
 }

@@ -23,7 +23,7 @@ export function freeOwnedVolume(cluster: Cluster, vm: VmRecord, volid: string): 
  * volume is kept as `unusedN` (unless `force`), an `unusedN` volume or a forced delete frees the
  * volume the VM owns, a CD-ROM is only ejected.
  */
-export function removeKey(cluster: Cluster, vm: VmRecord, key: string, force: boolean): void {
+function removeKey(cluster: Cluster, vm: VmRecord, key: string, force: boolean): void {
   const value = vm.config[key];
   unset(vm.config, key);
   if (value === undefined || !DRIVE_KEY.test(key) || isCdrom(String(value))) return;

@@ -10,7 +10,7 @@ export const PVE_VERSIONS = ["7.4", "8.4", "9.1"] as const;
 export type PveVersion = (typeof PVE_VERSIONS)[number];
 export const DEFAULT_PVE_VERSION: PveVersion = "8.4";
 /** Picks the profile when `pveVersion` is not passed, so a whole test suite can switch at once. */
-export const PVE_VERSION_ENV = "PVE_SIM_VERSION";
+const PVE_VERSION_ENV = "PVE_SIM_VERSION";
 
 /** How one PVE release answers where releases differ. */
 export interface VersionProfile {

@@ -3,7 +3,7 @@ import type { VmConfig, VmRecord } from "./types.js";
 
 /** Config keys that are drives (disks or CD-ROMs). */
 export const DRIVE_KEY = /^(ide|sata|scsi|virtio|efidisk|tpmstate|unused)\d+$/;
-export const NET_KEY = /^net\d+$/;
+const NET_KEY = /^net\d+$/;
 
 /**
  * Keys PVE applies at once even on a running VM: its "fast-plug" options, the cgroup limits
@@ -163,7 +163,7 @@ export function normaliseTags(value: string): string {
 }
 
 /** The config file text PVE would write; the digest is its SHA-1 like PVE's. */
-export function renderConfig(config: VmConfig, pending: VmRecord["pending"]): string {
+function renderConfig(config: VmConfig, pending: VmRecord["pending"]): string {
   const lines: string[] = [];
   const description = config["description"];
   if (typeof description === "string") {

@@ -1,6 +1,5 @@
 import {
   checkPropertyString,
-  parseProperty,
   type FormatValidator,
   type PropertyFormat,
   type SubKey,
@@ -233,7 +232,7 @@ const AGENT: PropertyFormat = {
 };
 
 /** q35 or i440fx (`pc`), optionally pinned to a QEMU machine version (`pc-q35-8.1+pve0`). */
-export const MACHINE_TYPE =
+const MACHINE_TYPE =
   /^(pc|pc(-i440fx)?-\d+(\.\d+)+(\+pve\d+)?(\.pxe)?|q35|pc-q35-\d+(\.\d+)+(\+pve\d+)?(\.pxe)?|virt(?:-\d+(\.\d+)+)?(\+pve\d+)?)$/;
 
 const MACHINE: PropertyFormat = {
@@ -338,12 +337,4 @@ export function checkConfigFormat(name: string, value: string): string | undefin
   if (name === "hotplug") return hotplugFeatures(value);
   const entry = FORMATS.find(([re]) => re.test(name));
   return entry === undefined ? undefined : checkPropertyString(entry[1], name, value, entry[2]);
-}
-
-/** The sub-keys of a valid property string (for the checks that compare keys). */
-export function propertyValues(name: string, value: string): Record<string, string> {
-  const format = FORMATS.find(([re]) => re.test(name))?.[1];
-  if (format === undefined) return {};
-  const parsed = parseProperty(format, value);
-  return typeof parsed === "string" ? {} : parsed;
 }

@@ -130,7 +130,7 @@ function hotplugProblem(
 }
 
 /** The body of update_vm: runs under the VM's flock, synchronously (PUT) or in a task (POST). */
-export async function updateConfig(sim: SimContext, params: Params): Promise<void> {
+async function updateConfig(sim: SimContext, params: Params): Promise<void> {
   const node = String(params["node"]);
   const vmid = Number(params["vmid"]);
   const release = await sim.flocks.acquire(vmid, true, 10_000);

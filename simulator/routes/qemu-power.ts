@@ -31,7 +31,7 @@ export function markStopped(sim: SimContext, vm: VmRecord): void {
 }
 
 /** The start worker (vm_start): checks run inside the task, so every failure is a task error. */
-export async function startWorker(
+async function startWorker(
   sim: SimContext,
   node: string,
   vmid: number,
@@ -63,7 +63,7 @@ export async function startWorker(
   }
 }
 
-export async function stopWorker(
+async function stopWorker(
   sim: SimContext,
   node: string,
   vmid: number,
