@@ -38,6 +38,13 @@ const imageUrl = z
   .string()
   .refine((v) => /^https?:\/\/./.test(v) && URL.canParse(v), "must be an http:// or https:// URL")
   .refine(
+    // The URL is shown in progress lines and kept in the template's mark in PVE, which anyone
+    // with VM.Audit reads: credentials in it would leak there.
+    (v) => !URL.canParse(v) || (new URL(v).username === "" && new URL(v).password === ""),
+    "must not carry a user name or password: the URL is shown in progress lines and kept in " +
+      "the template's description in PVE; serve the image without credentials",
+  )
+  .refine(
     (v) => !COMPRESSED.test(new URL(v).pathname),
     "is a compressed image: PVE decompresses only ISO downloads, so give the URL of the " +
       "uncompressed .qcow2, .img, .raw or .vmdk file",

@@ -36,6 +36,17 @@ describe("template inputs", () => {
     ]);
   });
 
+  it("refuses credentials in the url, which would show in logs and in PVE", () => {
+    const failures = failuresOf({ url: "https://me:s3cret@x/debian.qcow2" });
+    expect(failures).toEqual([
+      {
+        property: "url",
+        reason: expect.stringContaining("must not carry a user name or password"),
+      },
+    ]);
+    expect(JSON.stringify(failures)).not.toContain("s3cret");
+  });
+
   it("refuses an extension PVE cannot import, naming url", () => {
     expect(failuresOf({ url: "https://x/debian.iso" })).toEqual([
       { property: "url", reason: expect.stringContaining("must name a disk image ending .qcow2") },
