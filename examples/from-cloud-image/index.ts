@@ -13,32 +13,41 @@ const debian = new CloudImageTemplate("debian-12", {
   ...(sha256 === "" ? {} : { checksum: sha256, checksumAlgorithm: "sha256" as const }),
   node,
   importStorage: "local",
+  // LVM-thin: a linked clone's disks are thin children of the template's base volume.
   storage: "local-lvm",
 });
 
-const vms = ["web", "db"].map(
+// Full clones pinned to the image they were cloned from: `template` is placement, so without
+// `ignoreChanges` a new image would replace them too (create-first). A full clone does not hold
+// its template, so the old template is still deleted once it is replaced.
+const servers = ["web", "db"].map(
   (name) =>
-    new ProxmoxVm(name, {
-      node,
-      // `template` is placement: a new image replaces these VMs too, create-first. Add
-      // `{ ignoreChanges: ["template"] }` to keep a VM on the image it was cloned from.
-      template: debian.vmid,
-      cores: 2,
-      memory: 2048,
-      cloudInit: { packages: ["qemu-guest-agent"] },
-    }),
+    new ProxmoxVm(
+      name,
+      {
+        node,
+        template: debian.vmid,
+        cores: 2,
+        memory: 2048,
+        cloudInit: { packages: ["qemu-guest-agent"] },
+      },
+      { ignoreChanges: ["template"] },
+    ),
 );
 
-// A VM pinned to the image it was cloned from: a new image leaves it running as it is. It is a
-// full clone, so it does not hold the old template, which is deleted after the replacement.
-const pinned = new ProxmoxVm(
-  "cache",
-  { node, template: debian.vmid, cores: 1, memory: 1024 },
-  { ignoreChanges: ["template"] },
-);
+// A linked clone follows the image: it is made in seconds, but its disk is built on the
+// template's base volume, so it cannot outlive the template. A new image replaces it with the
+// template, create-first, and the old one is deleted before the old template.
+const runner = new ProxmoxVm("runner", {
+  node,
+  template: debian.vmid,
+  clone: { full: false },
+  cores: 1,
+  memory: 1024,
+});
 
 export const templateVmid = debian.vmid;
 export const image = debian.imageVolid;
-export const vmids = vms.map((vm) => vm.vmid);
-export const pinnedVmid = pinned.vmid;
-export const addresses = vms.map((vm) => vm.ipv4Addresses);
+export const serverVmids = servers.map((vm) => vm.vmid);
+export const runnerVmid = runner.vmid;
+export const addresses = servers.map((vm) => vm.ipv4Addresses);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
+import { leftoverProcesses } from "../e2e/support/processes";
 import { configureProxmoxStack, guestVms, seedIsos } from "../e2e/support/proxmox-stack";
 import { IMPORT_STORAGES, serveImages, type ImageServer } from "../simulator/support/image-server";
 import { copyExample } from "./support";
@@ -9,6 +10,13 @@ import { copyExample } from "./support";
 const IMAGE = Buffer.alloc(512 * 1024, 5);
 const NEXT_IMAGE = Buffer.alloc(512 * 1024, 6);
 const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+interface Outputs {
+  templateVmid: number;
+  image: string;
+  serverVmids: number[];
+  runnerVmid: number;
+}
 
 describe("examples/from-cloud-image through the real engine against the simulator", () => {
   let sim: Simulator;
@@ -22,6 +30,13 @@ describe("examples/from-cloud-image through the real engine against the simulato
       .volumes("pve1", "local")
       .filter((v) => v.content === "import")
       .map((v) => v.volid);
+  const outputs = async (): Promise<Outputs> =>
+    JSON.parse((await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout) as Outputs;
+  const bootDisk = (vmid: number) => String(sim.model.vms.get(vmid)?.config["scsi0"]);
+  const setImage = async (path: string, bytes: Buffer) => {
+    await pulumi(["config", "set", "imageUrl", `${images.url}${path}`], dir, engine.env);
+    await pulumi(["config", "set", "imageSha256", sha256(bytes)], dir, engine.env);
+  };
 
   beforeAll(async () => {
     sim = await startSimulator({ storages: IMPORT_STORAGES, templates: [], defaultTaskMs: 50 });
@@ -29,10 +44,7 @@ describe("examples/from-cloud-image through the real engine against the simulato
     engine = engineEnv();
     dir = copyExample("from-cloud-image");
     await configureProxmoxStack(dir, sim, engine);
-    const set = (key: string, value: string) =>
-      pulumi(["config", "set", key, value], dir, engine.env);
-    await set("imageUrl", `${images.url}/debian-12.qcow2`);
-    await set("imageSha256", sha256(IMAGE));
+    await setImage("/debian-12.qcow2", IMAGE);
   });
   afterAll(async () => {
     engine.cleanup();
@@ -40,19 +52,22 @@ describe("examples/from-cloud-image through the real engine against the simulato
     await images.close();
   });
 
-  it("goes from a cluster with no template to a template and three VMs cloned from it", async () => {
+  it("goes from a cluster with no template to a template, two full clones and a linked clone", async () => {
     expect(templates()).toEqual([]);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     expect(up.stdout).toMatch(/download on node pve1: 100% of 524288 bytes/);
 
-    const outputs = JSON.parse(
-      (await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout,
-    ) as { templateVmid: number; image: string; vmids: number[]; pinnedVmid: number };
-    expect(templates()).toEqual([outputs.templateVmid]);
-    expect(importedImages()).toEqual([outputs.image]);
-    expect(guestVms(sim).sort()).toEqual([...outputs.vmids, outputs.pinnedVmid].sort());
+    const { templateVmid, image, serverVmids, runnerVmid } = await outputs();
+    expect(templates()).toEqual([templateVmid]);
+    expect(importedImages()).toEqual([image]);
+    expect(guestVms(sim).sort()).toEqual([...serverVmids, runnerVmid].sort());
     expect(images.requests).toEqual(["/debian-12.qcow2"]);
+    // The runner's disk is built on the template's base volume; the servers' are their own.
+    expect(bootDisk(runnerVmid)).toMatch(
+      new RegExp(`^local-lvm:base-${templateVmid}-disk-0/vm-${runnerVmid}-disk-0,`),
+    );
+    for (const vmid of serverVmids) expect(bootDisk(vmid)).not.toContain("base-");
   });
 
   it("passes the drift check on the untouched stack", async () => {
@@ -60,45 +75,54 @@ describe("examples/from-cloud-image through the real engine against the simulato
     expect(drift.code, drift.stdout + drift.stderr).toBe(0);
   });
 
-  it("replaces the template and its VMs on a new image, create-first, but not the pinned VM", async () => {
-    const before = JSON.parse(
-      (await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout,
-    ) as { templateVmid: number; image: string; vmids: number[]; pinnedVmid: number };
-    const set = (key: string, value: string) =>
-      pulumi(["config", "set", key, value], dir, engine.env);
-    await set("imageUrl", `${images.url}/debian-12.1.qcow2`);
-    await set("imageSha256", sha256(NEXT_IMAGE));
+  it("replaces the template and the linked clone on a new image, create-first, and keeps the pinned full clones running", async () => {
+    const before = await outputs();
+    await setImage("/debian-12.1.qcow2", NEXT_IMAGE);
 
     const preview = await pulumi(["preview"], dir, engine.env);
     expect(preview.code, preview.stdout + preview.stderr).toBe(0);
-    for (const name of ["debian-12", "web", "db"]) {
+    for (const name of ["debian-12", "runner"]) {
       expect(preview.stdout).toMatch(
         new RegExp(`\\+-\\s+pulumi-nodejs:dynamic/proxmox:\\w+ ${name} replace`),
       );
     }
+    for (const name of ["web", "db"]) {
+      expect(preview.stdout).not.toMatch(new RegExp(`proxmox:\\w+ ${name} replace`));
+    }
 
+    // Each VM the update deletes: the old linked clone must go before the old template.
+    const destroyed: number[] = [];
+    const stopWatching = sim.onResponse((entry) => {
+      const m = /^\/nodes\/[^/]+\/qemu\/(\d+)$/.exec(entry.path);
+      if (entry.method === "DELETE" && m !== null && entry.status === 200) {
+        destroyed.push(Number(m[1]));
+      }
+    });
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
+    stopWatching();
     expect(up.code, up.stdout + up.stderr).toBe(0);
-    const after = JSON.parse(
-      (await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout,
-    ) as { templateVmid: number; image: string; vmids: number[]; pinnedVmid: number };
+    expect(destroyed).toEqual([before.runnerVmid, before.templateVmid]);
+
+    const after = await outputs();
     expect(after.templateVmid).not.toBe(before.templateVmid);
     expect(templates()).toEqual([after.templateVmid]);
     expect(importedImages()).toEqual([after.image]);
-    expect(after.pinnedVmid).toBe(before.pinnedVmid);
-    expect(sim.model.vms.get(after.pinnedVmid)?.status).toBe("running");
-    expect(guestVms(sim).sort()).toEqual([...after.vmids, after.pinnedVmid].sort());
-    expect(after.vmids.some((vmid) => before.vmids.includes(vmid))).toBe(false);
+    expect(after.runnerVmid).not.toBe(before.runnerVmid);
+    expect(bootDisk(after.runnerVmid)).toContain(`base-${after.templateVmid}-disk-0/`);
+    expect(after.serverVmids).toEqual(before.serverVmids);
+    for (const vmid of after.serverVmids) expect(sim.model.vms.get(vmid)?.status).toBe("running");
+    expect(guestVms(sim).sort()).toEqual([...after.serverVmids, after.runnerVmid].sort());
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
     expect(drift.code, drift.stdout + drift.stderr).toBe(0);
   });
 
-  it("destroys the VMs, the template, its image and the seeds", async () => {
+  it("destroys the VMs, the template, its image and the seeds, and leaves no provider running", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
     expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
     expect(guestVms(sim)).toEqual([]);
     expect(templates()).toEqual([]);
     expect(importedImages()).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
+    expect(leftoverProcesses(engine.marker)).toEqual([]);
   });
 });
