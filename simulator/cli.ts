@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { startSimulator } from "./index.js";
+import { CONTENT_TYPES, DEFAULT_STORAGES } from "./model/defaults.js";
+import type { StorageSeed } from "./model/types.js";
 import type { PveVersion } from "./model/versions.js";
 import { REALISTIC_TASK_MS } from "./options.js";
 
@@ -19,6 +21,9 @@ const USAGE = `pve-sim: a Proxmox VE API simulator (loopback only)
   --api-workers <n>     requests each node serves at once; more queue (default 3, as PVE)
   --request-latency-ms <n>  time each request holds its node's worker (default 0)
   --task-jitter <f>     task and boot durations drawn from d × (1 ± f) (default 0.3)
+  --no-templates        start without the two pre-made templates (a cluster nobody set up)
+  --storage-content <storage>=<types>  a storage's content types, as \`pvesm set --content\`
+                        sets them, e.g. local=iso,vztmpl,backup,import (repeatable)
 
 Prints one JSON line when ready: {"url","caFile","apiToken","rootPassword","adminUrl"}.`;
 
@@ -38,6 +43,8 @@ async function main(): Promise<void> {
       "api-workers": { type: "string" },
       "request-latency-ms": { type: "string" },
       "task-jitter": { type: "string" },
+      "no-templates": { type: "boolean" },
+      "storage-content": { type: "string", multiple: true },
       help: { type: "boolean" },
     },
   });
@@ -62,6 +69,8 @@ async function main(): Promise<void> {
     apiWorkers: Number(values["api-workers"] ?? 3),
     requestLatencyMs: Number(values["request-latency-ms"] ?? 0),
     taskJitter: Number(values["task-jitter"] ?? 0.3),
+    ...(values["no-templates"] === true ? { templates: [] } : {}),
+    storages: withContent(DEFAULT_STORAGES, values["storage-content"] ?? []),
     ...(taskMs === undefined
       ? { taskDurationsMs: REALISTIC_TASK_MS, defaultTaskMs: 1000 }
       : { defaultTaskMs: taskMs }),
@@ -88,6 +97,27 @@ async function main(): Promise<void> {
       adminUrl: `${sim.url}/_sim`,
     })}\n`,
   );
+}
+
+/** The storages with each `<storage>=<type,type>` setting applied; a wrong one throws, naming it. */
+function withContent(storages: readonly StorageSeed[], settings: readonly string[]): StorageSeed[] {
+  const content = new Map<string, string[]>();
+  for (const setting of settings) {
+    const [storage = "", types = ""] = setting.split("=", 2);
+    if (!storages.some((s) => s.storage === storage)) {
+      const known = storages.map((s) => s.storage).join(", ");
+      throw new Error(`--storage-content ${setting}: no storage '${storage}' (there are ${known})`);
+    }
+    const list = types.split(",").filter((type) => type !== "");
+    const unknown = list.find((type) => !(CONTENT_TYPES as readonly string[]).includes(type));
+    if (unknown !== undefined || list.length === 0) {
+      throw new Error(
+        `--storage-content ${setting}: content types are a comma-separated list of ${CONTENT_TYPES.join(", ")}`,
+      );
+    }
+    content.set(storage, list);
+  }
+  return storages.map((s) => ({ ...s, content: content.get(s.storage) ?? s.content }));
 }
 
 main().catch((err: unknown) => {

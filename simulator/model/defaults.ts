@@ -3,6 +3,17 @@ import type { NodeSeed, StorageSeed, TemplateSeed } from "./types.js";
 /** Two nodes, so cross-node clones and migrations can be exercised. */
 export const DEFAULT_NODES: readonly NodeSeed[] = [{ name: "pve1" }, { name: "pve2" }];
 
+/** The content types a PVE storage can hold (`pvesm set --content`). */
+export const CONTENT_TYPES = [
+  "iso",
+  "images",
+  "rootdir",
+  "vztmpl",
+  "backup",
+  "snippets",
+  "import",
+] as const;
+
 export const DEFAULT_STORAGES: readonly StorageSeed[] = [
   { storage: "local", type: "dir", content: ["iso", "vztmpl", "backup"], shared: false },
   { storage: "local-lvm", type: "lvmthin", content: ["images", "rootdir"], shared: false },

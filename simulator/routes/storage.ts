@@ -1,6 +1,7 @@
 import { hasPriv, requireAnyPriv, requirePrivs, storagePath } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { dieError, NODE, paramError, STORAGE, type Route } from "../http/index.js";
+import { CONTENT_TYPES } from "../model/defaults.js";
 import { volumeOwner, volumePath } from "../model/storage-files.js";
 import type { StorageSeed, Volume } from "../model/types.js";
 
@@ -105,7 +106,7 @@ export const storageRoutes: Route<SimContext>[] = [
       content: {
         type: "string",
         optional: true,
-        enum: ["iso", "images", "rootdir", "vztmpl", "backup", "snippets", "import"],
+        enum: CONTENT_TYPES,
       },
       vmid: { type: "integer", optional: true, format: "pve-vmid", min: 100, max: 999999999 },
     },

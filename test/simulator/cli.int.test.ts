@@ -107,6 +107,57 @@ describe("cli", () => {
       stderr: "pve-sim: unknown PVE version '6.4': the simulator answers as 7.4, 8.4, 9.1\n",
     });
   });
+
+  it("starts with no template and the storage content --no-templates and --storage-content set", async () => {
+    const child = spawn(
+      process.execPath,
+      [cli, "--port", "0", "--http", "--no-templates", "--storage-content", "local=iso,import"],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    try {
+      const ready = JSON.parse(await readyLine(child)) as { url: string; apiToken: string };
+      const get = async (path: string) => {
+        const res = await fetch(`${ready.url}/api2/json${path}`, {
+          headers: { authorization: `PVEAPIToken=${ready.apiToken}` },
+        });
+        return ((await res.json()) as { data: Record<string, unknown>[] }).data;
+      };
+      expect(await get("/cluster/resources?type=vm")).toEqual([]);
+      const storages = await get("/nodes/pve1/storage");
+      expect(storages.map((s) => [s["storage"], s["content"]])).toEqual([
+        ["local", "import,iso"],
+        ["local-lvm", "images,rootdir"],
+        ["shared", "images,iso"],
+      ]);
+    } finally {
+      const exit = new Promise((done) => child.once("exit", done));
+      child.kill("SIGTERM");
+      await exit;
+    }
+  });
+
+  it("refuses a --storage-content naming a storage or a content type it does not have", async () => {
+    const refusal = async (setting: string) => {
+      const refused = spawn(process.execPath, [cli, "--port", "0", "--storage-content", setting], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      refused.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise((done) => refused.once("exit", done));
+      return { code, stderr };
+    };
+    expect(await refusal("nfs=iso")).toEqual({
+      code: 1,
+      stderr:
+        "pve-sim: --storage-content nfs=iso: no storage 'nfs' (there are local, local-lvm, shared)\n",
+    });
+    expect(await refusal("local=iso,isos")).toEqual({
+      code: 1,
+      stderr:
+        "pve-sim: --storage-content local=iso,isos: content types are a comma-separated list of " +
+        "iso, images, rootdir, vztmpl, backup, snippets, import\n",
+    });
+  });
 });
 
 /** The simulator's ready line; a child that exits first fails the test with its stderr. */
