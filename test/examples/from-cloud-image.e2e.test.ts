@@ -2,8 +2,14 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
-import { leftoverProcesses } from "../e2e/support/processes";
-import { configureProxmoxStack, guestVms, seedIsos } from "../e2e/support/proxmox-stack";
+import { leftoverProcesses, untilNoneLeft } from "../e2e/support/processes";
+import {
+  configureProxmoxStack,
+  guestVms,
+  importedImages,
+  seedIsos,
+  templateVms,
+} from "../e2e/support/proxmox-stack";
 import { IMPORT_STORAGES, serveImages, type ImageServer } from "../simulator/support/image-server";
 import { copyExample } from "./support";
 
@@ -23,13 +29,6 @@ describe("examples/from-cloud-image through the real engine against the simulato
   let images: ImageServer;
   let engine: EngineEnv;
   let dir: string;
-  const templates = () =>
-    [...sim.model.vms].filter(([, vm]) => vm.config["template"]).map(([vmid]) => vmid);
-  const importedImages = () =>
-    sim.model
-      .volumes("pve1", "local")
-      .filter((v) => v.content === "import")
-      .map((v) => v.volid);
   const outputs = async (): Promise<Outputs> =>
     JSON.parse((await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout) as Outputs;
   const bootDisk = (vmid: number) => String(sim.model.vms.get(vmid)?.config["scsi0"]);
@@ -53,14 +52,14 @@ describe("examples/from-cloud-image through the real engine against the simulato
   });
 
   it("goes from a cluster with no template to a template, two full clones and a linked clone", async () => {
-    expect(templates()).toEqual([]);
+    expect(templateVms(sim)).toEqual([]);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     expect(up.stdout).toMatch(/download on node pve1: 100% of 524288 bytes/);
 
     const { templateVmid, image, serverVmids, runnerVmid } = await outputs();
-    expect(templates()).toEqual([templateVmid]);
-    expect(importedImages()).toEqual([image]);
+    expect(templateVms(sim)).toEqual([templateVmid]);
+    expect(importedImages(sim)).toEqual([image]);
     expect(guestVms(sim).sort()).toEqual([...serverVmids, runnerVmid].sort());
     expect(images.requests).toEqual(["/debian-12.qcow2"]);
     // The runner's disk is built on the template's base volume; the servers' are their own.
@@ -105,8 +104,8 @@ describe("examples/from-cloud-image through the real engine against the simulato
 
     const after = await outputs();
     expect(after.templateVmid).not.toBe(before.templateVmid);
-    expect(templates()).toEqual([after.templateVmid]);
-    expect(importedImages()).toEqual([after.image]);
+    expect(templateVms(sim)).toEqual([after.templateVmid]);
+    expect(importedImages(sim)).toEqual([after.image]);
     expect(after.runnerVmid).not.toBe(before.runnerVmid);
     expect(bootDisk(after.runnerVmid)).toContain(`base-${after.templateVmid}-disk-0/`);
     expect(after.serverVmids).toEqual(before.serverVmids);
@@ -120,9 +119,11 @@ describe("examples/from-cloud-image through the real engine against the simulato
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
     expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
     expect(guestVms(sim)).toEqual([]);
-    expect(templates()).toEqual([]);
-    expect(importedImages()).toEqual([]);
+    expect(templateVms(sim)).toEqual([]);
+    expect(importedImages(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
+    // Every process the engine started for this stack (its PULUMI_HOME marks them) is gone.
+    await untilNoneLeft(engine.marker);
     expect(leftoverProcesses(engine.marker)).toEqual([]);
   });
 });

@@ -45,6 +45,19 @@ export function guestVms(sim: Simulator): number[] {
   return [...sim.model.vms].filter(([, vm]) => !vm.config["template"]).map(([vmid]) => vmid);
 }
 
+/** VMs on the simulator that are templates. */
+export function templateVms(sim: Simulator): number[] {
+  return [...sim.model.vms].filter(([, vm]) => vm.config["template"]).map(([vmid]) => vmid);
+}
+
+/** Downloaded images (`import` content) on pve1's `local`, where the template tests put them. */
+export function importedImages(sim: Simulator): string[] {
+  return sim.model
+    .volumes("pve1", "local")
+    .filter((v) => v.content === "import")
+    .map((v) => v.volid);
+}
+
 /** Seed ISOs left on any node's storages. */
 export function seedIsos(sim: Simulator): string[] {
   const found = new Set<string>();
