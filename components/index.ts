@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 export { VmFleet, type VmFleetArgs, type VmFleetMemberArgs } from "./vm-fleet";
+export { VmFleetArgsError } from "./fleet-args";
+export type { Ipv4Pool } from "./ipv4-pool";
 export { childName, hostnameFor } from "./naming";
 export {
   nodeLoadsFromListing,

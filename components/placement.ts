@@ -3,6 +3,7 @@
  * node loads the caller read from ONE cluster listing (see {@link nodeLoadsFromListing}), so the
  * same inputs always give the same placement.
  */
+import { z } from "zod";
 
 /**
  * - `"round-robin"`: member `i` goes to `nodes[i % nodes.length]`; depends on nothing but the
@@ -13,6 +14,27 @@
  */
 export type PlacementPolicy = "round-robin" | "least-loaded";
 
+/** The rules of a fleet's own inputs that placement depends on, shared with `VmFleet`'s check. */
+export const countSchema = z.number().refine((count) => Number.isInteger(count) && count >= 0, {
+  error: (issue) => `must be a non-negative integer, got ${String(issue.input)}`,
+});
+
+export const nodesSchema = z.array(z.string()).superRefine((nodes, ctx) => {
+  if (nodes.length === 0) ctx.addIssue({ code: "custom", message: "must name at least one node" });
+  if (nodes.includes(""))
+    ctx.addIssue({ code: "custom", message: "must not contain an empty name" });
+  const twice = nodes.find((node, i) => node !== "" && nodes.indexOf(node) < i);
+  if (twice !== undefined) ctx.addIssue({ code: "custom", message: `lists ${twice} twice` });
+});
+
+export const placementSchema = z.enum(["round-robin", "least-loaded"], {
+  error: (issue) => `must be "round-robin" or "least-loaded", got ${String(issue.input)}`,
+});
+
+export const nodeLoadSchema = z.number().refine((load) => Number.isFinite(load) && load >= 0, {
+  error: (issue) => `must be a finite number >= 0, got ${String(issue.input)}`,
+});
+
 /** The node of each member, index by index. */
 export function placeMembers(
   count: number,
@@ -20,22 +42,15 @@ export function placeMembers(
   policy: PlacementPolicy,
   nodeLoads: Readonly<Record<string, number>> = {},
 ): string[] {
-  validate(count, nodes);
+  valid(countSchema, count, "[count]", RangeError);
+  valid(nodesSchema, nodes, "[nodes]", RangeError);
+  valid(placementSchema, policy, "[placement]", TypeError);
   if (policy === "round-robin") {
     return Array.from({ length: count }, (_, i) => nodes[i % nodes.length] as string);
   }
-  if (policy !== "least-loaded") {
-    throw new TypeError(
-      `[placement] must be "round-robin" or "least-loaded", got ${String(policy)}`,
-    );
-  }
-  const loads = nodes.map((node) => {
-    const load = nodeLoads[node] ?? 0;
-    if (!Number.isFinite(load) || load < 0) {
-      throw new RangeError(`[nodeLoads] of ${node} must be a finite number >= 0, got ${load}`);
-    }
-    return load;
-  });
+  const loads = nodes.map((node) =>
+    valid(nodeLoadSchema, nodeLoads[node] ?? 0, `[nodeLoads] of ${node}`, RangeError),
+  );
   const placed: string[] = [];
   for (let i = 0; i < count; i++) {
     let best = 0;
@@ -71,15 +86,14 @@ export function nodeLoadsFromListing(listing: readonly ClusterResource[]): Recor
   return loads;
 }
 
-function validate(count: number, nodes: readonly string[]): void {
-  if (!Number.isInteger(count) || count < 0) {
-    throw new RangeError(`[count] must be a non-negative integer, got ${count}`);
-  }
-  if (nodes.length === 0) throw new RangeError("[nodes] must name at least one node");
-  const seen = new Set<string>();
-  for (const node of nodes) {
-    if (node === "") throw new RangeError("[nodes] must not contain an empty name");
-    if (seen.has(node)) throw new RangeError(`[nodes] lists ${node} twice`);
-    seen.add(node);
-  }
+/** The value, or its first problem thrown as `Kind` with the argument's name in front. */
+function valid<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  name: string,
+  Kind: new (message: string) => Error,
+): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new Kind(`${name} ${parsed.error.issues[0]?.message ?? "is invalid"}`);
 }

@@ -1,26 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ProxmoxVm, type CloudInitArgs, type ProxmoxVmArgs } from "../provider/index";
+import { ProxmoxVm } from "../provider/index";
+import { planFleet } from "./fleet-args";
+import type { Ipv4Pool } from "./ipv4-pool";
+import { memberArgs, type VmFleetMemberArgs } from "./member-args";
 import { childName, hostnameFor } from "./naming";
 import { placeMembers, type PlacementPolicy } from "./placement";
 
-/** Settings every member of a {@link VmFleet} gets; see
- * {@link provider!ProxmoxVmArgs | ProxmoxVmArgs} for each field. */
-export type VmFleetMemberArgs = Pick<
-  ProxmoxVmArgs,
-  | "storage"
-  | "isoStorage"
-  | "vmidRange"
-  | "cores"
-  | "memory"
-  | "diskSize"
-  | "network"
-  | "tags"
-  | "description"
-  | "started"
-  | "waitForIp"
-  | "rebootPolicy"
-  | "timeouts"
->;
+export type { VmFleetMemberArgs } from "./member-args";
 
 export interface VmFleetArgs extends VmFleetMemberArgs {
   /**
@@ -44,10 +30,28 @@ export interface VmFleetArgs extends VmFleetMemberArgs {
    */
   readonly nodeLoads?: pulumi.Input<Record<string, number>>;
   /**
-   * Cloud-init for every member. The hostname is not taken from here: each member's is derived
-   * from its name (`web-0`, `web-1`, …).
+   * Static IPv4 addresses for the members' first NIC (net0), IPv4 only: member `i` gets the
+   * pool's address number `i`, so it keeps its address when the fleet grows or shrinks.
+   *
+   * - `{ cidr: "10.0.0.0/24", gateway: "10.0.0.1", from: "10.0.0.10" }`: consecutive addresses
+   *   from `from` (default: the network's first host, or the one after it when that is the
+   *   gateway), with the CIDR's prefix length.
+   * - `{ addresses: ["10.0.0.5/24", "10.0.0.9/24"], gateway: "10.0.0.1" }`: member `i` gets
+   *   `addresses[i]`.
+   *
+   * A pool too small for `count`, or whose members' range holds the gateway, is refused before
+   * anything is created. The first NIC's `ipv4` must then be left out (or `"dhcp"`); the other
+   * NICs keep theirs.
    */
-  readonly cloudInit?: Omit<CloudInitArgs, "hostname">;
+  readonly ipv4?: Ipv4Pool;
+  /**
+   * Settings of single members, keyed by index (`2`) or by member name (`"web-2"`), so adding
+   * members never renumbers an override. Each top-level field replaces the fleet's whole: an
+   * override's `networks` is the member's whole NIC list, its `cloudInit` the member's whole
+   * cloud-init (the hostname stays the member's name). A key naming no member of the fleet (at or
+   * above `count`) is refused.
+   */
+  readonly overrides?: Readonly<Record<number | string, Partial<VmFleetMemberArgs>>>;
 }
 
 /**
@@ -71,38 +75,36 @@ export class VmFleet extends pulumi.ComponentResource {
   readonly nodes: pulumi.Output<string[]>;
 
   constructor(name: string, args: VmFleetArgs, opts?: pulumi.ComponentResourceOptions) {
-    // Validated before anything registers, so a bad argument leaves no half-made component.
-    const policy = args.placement ?? "round-robin";
-    const roundRobin = placeMembers(args.count, args.nodes, "round-robin");
-    if (policy !== "round-robin" && policy !== "least-loaded") {
-      throw new TypeError(
-        `[placement] must be "round-robin" or "least-loaded", got ${String(policy)}`,
-      );
-    }
-    if (policy === "least-loaded" && args.nodeLoads === undefined) {
-      throw new TypeError('[nodeLoads] is required when [placement] is "least-loaded"');
-    }
+    // Checked and merged before anything registers, so a bad argument leaves no half-made
+    // component.
+    const plan = planFleet(name, args as unknown as Record<string, unknown>);
+    const {
+      count: _count,
+      template,
+      nodes,
+      placement: _placement,
+      nodeLoads,
+      ipv4: _ipv4,
+      overrides: _overrides,
+      ...settings
+    } = args;
+    const members = Array.from({ length: plan.count }, (_, index) =>
+      memberArgs(name, settings, plan.overrides.get(index), plan.addresses?.[index]),
+    );
     super("proxmox:index:VmFleet", name, {}, opts);
 
+    const leastLoaded = plan.placement === "least-loaded";
+    const roundRobin = placeMembers(plan.count, nodes, "round-robin");
     let nodeOf: (index: number) => pulumi.Input<string> = (index) => roundRobin[index] as string;
-    if (policy === "least-loaded") {
+    if (leastLoaded) {
       // One decision for the whole fleet, from one set of loads.
       const placed = pulumi
-        .output(args.nodeLoads ?? {})
-        .apply((loads) => placeMembers(args.count, args.nodes, policy, loads));
-      nodeOf = (index) => placed.apply((nodes) => nodes[index] as string);
+        .output(nodeLoads ?? {})
+        .apply((loads) => placeMembers(plan.count, nodes, "least-loaded", loads));
+      nodeOf = (index) => placed.apply((placement) => placement[index] as string);
     }
 
-    const {
-      count,
-      template,
-      nodes: _nodes,
-      placement: _placement,
-      nodeLoads: _loads,
-      cloudInit,
-      ...member
-    } = args;
-    this.vms = Array.from({ length: count }, (_, index) => {
+    this.vms = members.map((member, index) => {
       const vmName = childName(name, index);
       return new ProxmoxVm(
         vmName,
@@ -110,9 +112,9 @@ export class VmFleet extends pulumi.ComponentResource {
           ...member,
           node: nodeOf(index),
           template,
-          cloudInit: { ...cloudInit, hostname: hostnameFor(vmName) },
+          cloudInit: { ...member.cloudInit, hostname: hostnameFor(vmName) },
         },
-        policy === "least-loaded" ? { parent: this, ignoreChanges: ["node"] } : { parent: this },
+        leastLoaded ? { parent: this, ignoreChanges: ["node"] } : { parent: this },
       );
     });
     this.addresses = pulumi.all(this.vms.map((vm) => vm.ipv4Addresses));

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { startSimulator, type Simulator } from "../../simulator";
+import { readIso } from "../../simulator/guest/iso9660";
+import { driveVolume } from "../../simulator/model/vm-config";
 import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 
@@ -83,3 +86,113 @@ describe("VmFleet through the real engine against the simulator", () => {
     expect(seedIsos(sim)).toEqual([]);
   });
 });
+
+/** A fleet with a data disk, a second NIC, static addresses and one member overridden. */
+const addressedFleet = `
+const pulumi = require("@pulumi/pulumi");
+const { VmFleet } = require("pulumi-proxmox/components");
+const db = new VmFleet("db", {
+  count: new pulumi.Config().requireNumber("count"),
+  template: "debian-12-cloud", nodes: ["pve1", "pve2"], memory: 1024,
+  disks: [{ interface: "scsi1", storage: "local-lvm", sizeGiB: 4 }],
+  networks: [{ bridge: "vmbr0" }, { bridge: "vmbr1", vlan: 20 }],
+  ipv4: { cidr: "10.10.0.0/24", gateway: "10.10.0.1", from: "10.10.0.200" },
+  overrides: { "db-1": { memory: 2048 } },
+});
+exports.addresses = db.addresses;
+exports.vmids = pulumi.all(db.vms.map((vm) => vm.vmid));
+`;
+
+describe("VmFleet with disks, two NICs, overrides and static addresses through the real engine", () => {
+  let sim: Simulator;
+  let engine: EngineEnv;
+  let dir: string;
+  const outputs = async () =>
+    JSON.parse((await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout) as {
+      vmids: number[];
+      addresses: string[][];
+    };
+  const vmids = async () => (await outputs()).vmids;
+  const configOf = (vmid: number) => sim.model.vms.get(vmid)?.config ?? {};
+  beforeAll(async () => {
+    sim = await startSimulator({ bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" } });
+    engine = engineEnv();
+    dir = await proxmoxStack("fleet-addressed", addressedFleet, sim, engine);
+    const count = await pulumi(["config", "set", "count", "2"], dir, engine.env);
+    expect(count.code, count.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    engine.cleanup();
+    await sim.close();
+  });
+
+  it("creates each member with the data disk, both NICs and its own address in its seed", async () => {
+    const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const [first = 0, second = 0] = await vmids();
+    for (const vmid of [first, second]) {
+      expect(String(configOf(vmid)["scsi1"])).toMatch(/^local-lvm:vm-\d+-disk-\d+,.*size=4G/);
+      expect(String(configOf(vmid)["net1"])).toMatch(/bridge=vmbr1,tag=20/);
+    }
+    expect([configOf(first)["memory"], configOf(second)["memory"]].map(String)).toEqual([
+      "1024",
+      "2048",
+    ]);
+    expect(seedNetworkConfig(sim, first)).toMatchObject([
+      { addresses: ["10.10.0.200/24"], gateway4: "10.10.0.1" },
+      { dhcp4: true },
+    ]);
+    expect(seedNetworkConfig(sim, second)).toMatchObject([
+      { addresses: ["10.10.0.201/24"], gateway4: "10.10.0.1" },
+      { dhcp4: true },
+    ]);
+    // The guests configured what their seeds say: their first NIC has the static address.
+    expect((await outputs()).addresses.map((addresses) => addresses[0])).toEqual([
+      "10.10.0.200",
+      "10.10.0.201",
+    ]);
+    const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+  });
+
+  it("adds a third member with the next address and changes nothing of the others", async () => {
+    const before = await vmids();
+    const configs = before.map((vmid) => JSON.stringify(configOf(vmid)));
+    expect((await pulumi(["config", "set", "count", "3"], dir, engine.env)).code).toBe(0);
+    const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expect(up.stdout).toContain("+ 1 created");
+    expect(up.stdout).toContain("4 unchanged");
+    expect(up.stdout).not.toMatch(/updated|replaced|deleted/);
+    const after = await vmids();
+    expect(after.slice(0, 2)).toEqual(before);
+    expect(before.map((vmid) => JSON.stringify(configOf(vmid)))).toEqual(configs);
+    expect(seedNetworkConfig(sim, after[2] ?? 0)[0]).toMatchObject({
+      addresses: ["10.10.0.202/24"],
+    });
+  });
+
+  it("destroys the fleet: no VM, no disk and no seed left on the simulator", async () => {
+    const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
+    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expect(guestVms(sim)).toEqual([]);
+    expect(seedIsos(sim)).toEqual([]);
+    const disks = sim.model.storages.flatMap((storage) =>
+      ["pve1", "pve2"].flatMap((node) => sim.model.volumes(node, storage.storage)),
+    );
+    expect(disks.filter((v) => v.content === "images" && (v.vmid ?? 0) >= 10000)).toEqual([]);
+  });
+});
+
+/** The `ethernets` of the network-config on the VM's seed ISO, as the simulator stores it. */
+function seedNetworkConfig(sim: Simulator, vmid: number): Record<string, unknown>[] {
+  const vm = sim.model.vms.get(vmid);
+  const volid = driveVolume(String(vm?.config["ide2"] ?? ""));
+  const storage = volid?.split(":")[0] ?? "";
+  const seed = sim.model.volumes(vm?.node ?? "", storage).find((v) => v.volid === volid);
+  const file =
+    seed?.data === undefined ? undefined : readIso(seed.data).files.get("network-config");
+  if (file === undefined) throw new Error(`VM ${vmid} has no seed with a network-config`);
+  const config = parse(file.toString("utf8")) as { ethernets: Record<string, object> };
+  return Object.values(config.ethernets) as Record<string, unknown>[];
+}

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { VmFleet } from "../../components";
+import { VmFleet, VmFleetArgsError, type VmFleetMemberArgs } from "../../components";
 
 const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
@@ -50,10 +50,14 @@ async function settled(fleet: VmFleet): Promise<void> {
   await Promise.all([resolve(fleet.urn), ...fleet.vms.map((vm) => resolve(vm.id))]);
 }
 
-/** The inputs of each VM child, without the serialized provider (a closure text). */
+/**
+ * The inputs of each VM child in member order (children whose inputs hold Outputs register
+ * later), without the serialized provider (a closure text).
+ */
 function vmInputs(): Record<string, unknown>[] {
   return registered
     .filter((r) => r.type === VM_TYPE)
+    .sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }))
     .map(({ inputs }) => {
       const { __provider: provider, ...rest } = inputs;
       expect(typeof provider).toBe("string");
@@ -172,16 +176,134 @@ describe("VmFleet", () => {
     expect(registered.map((r) => r.name)).toEqual(["none"]);
   });
 
+  it("passes the whole VM spec to every member: disks, NICs, CPU, firmware", async () => {
+    const spec: VmFleetMemberArgs = {
+      cpu: { type: "host", cores: 2 },
+      memory: { sizeMiB: 2048, balloonMiB: 1024 },
+      disks: [
+        { interface: "scsi0", sizeGiB: 16 },
+        { interface: "scsi1", storage: "local-lvm", sizeGiB: 50, discard: true },
+      ],
+      networks: [{ bridge: "vmbr0" }, { bridge: "vmbr1", vlan: 30, mtu: 9000 }],
+      bios: "ovmf",
+      efiDisk: { storage: "local-lvm" },
+      machine: "q35",
+      onBoot: true,
+      startup: { order: 2 },
+    };
+    const fleet = new VmFleet("db", { count: 2, template: 9000, nodes: ["pve1"], ...spec });
+    await settled(fleet);
+    expect(vmInputs()).toEqual(
+      [0, 1].map((i) =>
+        expect.objectContaining({
+          ...spec,
+          node: "pve1",
+          template: 9000,
+          cloudInit: { hostname: `db-${i}` },
+        }),
+      ),
+    );
+  });
+
+  it("applies an override to its member only, keyed by index or by member name", async () => {
+    const fleet = new VmFleet("app", {
+      count: 3,
+      template: 9000,
+      nodes: ["pve1"],
+      cores: 2,
+      tags: ["app"],
+      cloudInit: { packages: ["nginx"] },
+      overrides: {
+        0: { cores: 8 },
+        "app-2": { disks: [{ interface: "scsi1", sizeGiB: 100 }], cloudInit: { packages: [] } },
+      },
+    });
+    await settled(fleet);
+    const inputs = vmInputs();
+    expect(inputs.map((vm) => [vm["cores"], vm["disks"], vm["tags"], vm["cloudInit"]])).toEqual([
+      [8, undefined, ["app"], { packages: ["nginx"], hostname: "app-0" }],
+      [2, undefined, ["app"], { packages: ["nginx"], hostname: "app-1" }],
+      [2, [{ interface: "scsi1", sizeGiB: 100 }], ["app"], { packages: [], hostname: "app-2" }],
+    ]);
+  });
+
+  it("puts each member's static address on its first NIC", async () => {
+    const fleet = new VmFleet("net", {
+      count: 3,
+      template: 9000,
+      nodes: ["pve1"],
+      networks: [{ bridge: "vmbr0" }, { bridge: "vmbr1" }],
+      ipv4: { cidr: "10.20.0.0/24", gateway: "10.20.0.1", from: "10.20.0.10" },
+      overrides: { 1: { networks: [{ bridge: "vmbr2" }] } },
+    });
+    await settled(fleet);
+    const gateway = "10.20.0.1";
+    expect(vmInputs().map((vm) => vm["networks"])).toEqual([
+      [{ bridge: "vmbr0", ipv4: { address: "10.20.0.10/24", gateway } }, { bridge: "vmbr1" }],
+      [{ bridge: "vmbr2", ipv4: { address: "10.20.0.11/24", gateway } }],
+      [{ bridge: "vmbr0", ipv4: { address: "10.20.0.12/24", gateway } }, { bridge: "vmbr1" }],
+    ]);
+  });
+
+  it("gives the existing members the same inputs when the fleet grows", async () => {
+    const args = {
+      template: 9000,
+      nodes: ["pve1", "pve2"],
+      ipv4: { cidr: "10.0.0.0/24", gateway: "10.0.0.1" },
+      overrides: { 1: { memory: 4096 } },
+    };
+    await settled(new VmFleet("grow", { ...args, count: 2 }));
+    const before = vmInputs();
+    registered = [];
+    await settled(new VmFleet("grow", { ...args, count: 3 }));
+    const after = vmInputs();
+    expect(after.slice(0, 2)).toEqual(before);
+    expect(after[2]?.["network"]).toEqual({
+      ipv4: { address: "10.0.0.4/24", gateway: "10.0.0.1" },
+    });
+  });
+
+  it("registers nothing when the address pool is too small for the count", () => {
+    expect(
+      () =>
+        new VmFleet("small", {
+          count: 3,
+          template: 9000,
+          nodes: ["pve1"],
+          ipv4: { cidr: "10.0.0.0/30", gateway: "10.0.0.1" },
+        }),
+    ).toThrow(
+      "VmFleet small: ipv4.cidr: has room for 1 member from 10.0.0.2 to 10.0.0.2, but count is 3",
+    );
+    expect(registered).toEqual([]);
+  });
+
+  it("registers nothing when a member's first NIC already has a static address", () => {
+    expect(
+      () =>
+        new VmFleet("fixed", {
+          count: 2,
+          template: 9000,
+          nodes: ["pve1"],
+          ipv4: { cidr: "10.0.0.0/24" },
+          overrides: { 1: { network: { ipv4: { address: "10.0.0.50/24" } } } },
+        }),
+    ).toThrow(VmFleetArgsError);
+    expect(registered).toEqual([]);
+  });
+
   it("rejects least-loaded placement without node loads", () => {
     expect(
       () =>
         new VmFleet("x", { count: 1, template: 9000, nodes: ["pve1"], placement: "least-loaded" }),
-    ).toThrow(new TypeError('[nodeLoads] is required when [placement] is "least-loaded"'));
+    ).toThrow(
+      'VmFleet x: placement: is "least-loaded", which needs nodeLoads: each node\'s guest count from one cluster listing (nodeLoadsFromListing)',
+    );
   });
 
   it("rejects an empty node list", () => {
     expect(() => new VmFleet("x", { count: 1, template: 9000, nodes: [] })).toThrow(
-      new RangeError("[nodes] must name at least one node"),
+      new VmFleetArgsError("x", [{ property: "nodes", reason: "must name at least one node" }]),
     );
   });
 });
