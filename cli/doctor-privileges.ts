@@ -19,6 +19,8 @@ export interface RequirementInput {
   readonly isoStorage: string;
   readonly bridges: readonly string[];
   readonly nodes: readonly string[];
+  /** The resource pools the VMs are put in (`pool`); none when not told. */
+  readonly pools?: readonly string[] | undefined;
   /** PVE's major version: SDN.Use from 8, the guest-agent privileges from 9. */
   readonly pveMajor: number;
 }
@@ -73,6 +75,10 @@ export function requirements(input: RequirementInput): Requirement[] {
   }
   for (const node of input.nodes) {
     add("Sys.Audit", `/nodes/${node}`, "read task status and node state");
+  }
+  // A clone joins its pool with VM.Allocate; a later change of `pool` is a pool update.
+  for (const pool of input.pools ?? []) {
+    add("Pool.Allocate", `/pool/${pool}`, `move VMs into and out of pool ${pool}`);
   }
   return out;
 }

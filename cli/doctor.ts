@@ -40,6 +40,8 @@ export interface DoctorOptions {
   readonly isoStorage?: string | undefined;
   /** Bridges the VMs use; default `vmbr0` plus the template's. */
   readonly bridges?: readonly string[] | undefined;
+  /** Resource pools the VMs are put in (`pool`). */
+  readonly pools?: readonly string[] | undefined;
   /** The seam to use instead of HTTP (tests). */
   readonly api?: ProxmoxApi | undefined;
 }
@@ -128,6 +130,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     isoStorage,
     bridges: [...new Set([...(options.bridges ?? ["vmbr0"]), ...(template?.bridges ?? [])])],
     nodes: [...new Set([...nodes, ...(template ? [template.node] : [])])],
+    pools: options.pools,
     pveMajor,
   });
   let permissions: Permissions | undefined;
@@ -195,6 +198,7 @@ the nodes and the clock. Exit 0 when nothing failed, 1 otherwise.
   --storage ID            disk storage for the clones (default: the template's)
   --iso-storage ID        storage for the seed ISOs (default: local)
   --bridge NAME           a bridge the VMs use (repeatable; default: vmbr0)
+  --pool NAME             a resource pool the VMs are put in (repeatable)
   --report FILE           also write the JSON report there
 
 ${CONNECTION_HELP}`;
@@ -207,6 +211,7 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
     storage: { type: "string" },
     "iso-storage": { type: "string" },
     bridge: { type: "string", multiple: true },
+    pool: { type: "string", multiple: true },
     report: { type: "string" },
     help: { type: "boolean", short: "h" },
   });
@@ -221,6 +226,7 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
     storage: values.storage,
     isoStorage: values["iso-storage"],
     bridges: values.bridge,
+    pools: values.pool,
   });
   io.stdout(formatDoctor(report));
   if (values.report !== undefined) writeReport(values.report, report);

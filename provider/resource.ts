@@ -205,6 +205,11 @@ export interface ProxmoxVmArgs {
   readonly startup?: pulumi.Input<ArgOf<"startup">>;
   /** Whether PVE refuses to remove the VM or its disks. `pulumi destroy` turns it off first. */
   readonly protection?: pulumi.Input<ArgOf<"protection">>;
+  /**
+   * The resource pool the VM belongs to; the pool must exist. The clone joins it, a change moves
+   * the VM to the new pool, and removing the input takes the VM out of it.
+   */
+  readonly pool?: pulumi.Input<ArgOf<"pool">>;
 }
 
 /** `cpu`: the model, topology, NUMA and scheduler weights of the VM's CPUs. */

@@ -20,6 +20,7 @@ import type {
   MoveTarget,
   NodeStorage,
   Permissions,
+  PoolMembership,
   ProxmoxApi,
   ProxmoxVersion,
   PveParams,
@@ -261,6 +262,7 @@ export class HttpProxmoxApi implements ProxmoxApi {
       target: request.target,
       storage: request.storage,
       full: request.full,
+      pool: request.pool,
     });
     return this.#request(
       "POST",
@@ -335,6 +337,13 @@ export class HttpProxmoxApi implements ProxmoxApi {
     });
     return this.#request("POST", ["nodes", node, "qemu", vmid, "migrate"], schemas.upidSchema, {
       form,
+    });
+  }
+
+  updatePoolMembership(change: PoolMembership): Promise<void> {
+    // The path form is the one 7.4, 8.x and 9.x all serve (docs/design.md, "Pool membership").
+    return this.#request("PUT", ["pools", change.poolid], schemas.nothingSchema, {
+      form: defined({ vms: change.vmid, delete: change.remove ? true : undefined }),
     });
   }
 

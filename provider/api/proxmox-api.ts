@@ -22,6 +22,8 @@ export interface ClusterVm {
   readonly status: string;
   readonly template?: boolean | undefined;
   readonly lock?: string | undefined;
+  /** The resource pool the VM belongs to; PVE reads it from user.cfg on every listing. */
+  readonly pool?: string | undefined;
 }
 
 export interface ClusterNode {
@@ -118,6 +120,16 @@ export interface CloneRequest {
   /** Disk storage for a full clone. */
   readonly storage?: string | undefined;
   readonly full: boolean;
+  /** The resource pool the new VM joins when the clone ends. */
+  readonly pool?: string | undefined;
+}
+
+/** A change of one VM's membership of a resource pool. */
+export interface PoolMembership {
+  readonly poolid: string;
+  readonly vmid: number;
+  /** Take the VM out of the pool instead of adding it. */
+  readonly remove: boolean;
 }
 
 /** What a migration does with disks on node-local storage. */
@@ -218,6 +230,11 @@ export interface ProxmoxApi {
     online: boolean,
     disks?: MigrateDisks,
   ): Promise<Upid>;
+  /**
+   * PUT /pools/{poolid} with `vms` (and `delete` to remove): synchronous. A VM in another pool
+   * must leave it first (PVE refuses an add, and 7.4 has no `allow-move`).
+   */
+  updatePoolMembership(change: PoolMembership): Promise<void>;
   /** DELETE …/qemu/{vmid} with purge and destroy-unreferenced-disks. */
   destroyVm(node: string, vmid: number): Promise<Upid>;
   /** PUT …/resize: `size` is PVE's syntax, e.g. `20G` (absolute). Null on PVE 7 (sync). */

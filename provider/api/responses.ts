@@ -46,6 +46,7 @@ export const clusterVmsSchema = z.array(
     status: z.string(),
     template: flag.optional(),
     lock: z.string().optional(),
+    pool: z.string().optional(),
   }),
 );
 
@@ -133,6 +134,8 @@ export const vmStatusSchema = z.looseObject({
 
 export const upidSchema = upid;
 export const optionalUpidSchema = upid.nullable();
+/** A synchronous call: PVE answers `{"data": null}`. */
+export const nothingSchema = z.null().transform((): void => undefined);
 
 const ipAddress = z.looseObject({
   "ip-address": z.string(),

@@ -55,6 +55,8 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   rebootVm: "unsafe",
   migrateVm: "unsafe",
   moveDisk: "unsafe",
+  // A repeated add or removal is refused ("already a pool member"): the caller reads again.
+  updatePoolMembership: "unsafe",
 };
 
 /** What the progress line calls each request, e.g. `GET /cluster/resources`. */
@@ -87,6 +89,7 @@ const REQUEST_NAMES: Readonly<Record<Method, string>> = {
   rebootVm: "POST reboot",
   migrateVm: "POST migrate",
   moveDisk: "POST move_disk",
+  updatePoolMembership: "PUT pool",
 };
 
 export interface RetryingApiOptions {

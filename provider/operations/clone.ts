@@ -36,6 +36,8 @@ export interface CloneNewRequest {
   readonly storage?: string | undefined;
   /** A full copy of the disks; false for a linked clone on the template's base volumes. */
   readonly full: boolean;
+  /** The resource pool the VM joins when the clone ends. */
+  readonly pool?: string | undefined;
   readonly vmName: string;
   readonly description: string;
   readonly probe: readonly number[];
@@ -166,6 +168,7 @@ async function dispatchAt(
         target: request.node === request.template.node ? undefined : request.node,
         storage: request.storage,
         full: request.full,
+        pool: request.pool,
       });
       return { kind: "dispatched", vmid, upid };
     } catch (error) {

@@ -22,6 +22,7 @@ import { nicKey, nicsOf, type VmNics } from "../spec/network";
 import { ownAddresses } from "../state/guest-addresses";
 import { cdromVolid, guestRunning, parseNic } from "../state/vm-facts";
 import { planDisks, runDiskWork } from "./disk-step";
+import { ensurePool } from "./pool-step";
 import { isHaRequest, waitForPowerState } from "./power-state";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
 import { buildVmSeed, deleteSeedsEverywhere, ensureSeedUploaded } from "./seed-step";
@@ -29,6 +30,18 @@ import { buildVmSeed, deleteSeedsEverywhere, ensureSeedUploaded } from "./seed-s
 export interface VmLocation {
   readonly node: string;
   readonly vmid: number;
+}
+
+/** Where the VM runs after converge, and the pool it is in when the program names one. */
+export interface ConvergedVm extends VmLocation {
+  readonly pool?: string | undefined;
+}
+
+export interface ConvergeOptions {
+  /** The config the caller just read at `found`, to save reading it again. */
+  readonly known?: VmPendingConfig | undefined;
+  /** The pool the program named before and no longer does: the VM leaves it. */
+  readonly leftPool?: string | undefined;
 }
 
 /** The agent is polled from 250 ms, growing ×1.5 to 2 s: a quick boot is seen quickly. */
@@ -41,9 +54,9 @@ export async function converge(
   found: VmLocation,
   desired: ResolvedInputs,
   naming: Naming,
-  /** The config the caller just read at `found`, to save reading it again. */
-  knownConfig?: VmPendingConfig,
-): Promise<VmLocation> {
+  options: ConvergeOptions = {},
+): Promise<ConvergedVm> {
+  const knownConfig = options.known;
   const budget = desired.timeouts.taskMs;
   const vm = await moveBackIfMoved(ctx, found, desired, budget);
   const label = `VM ${vm.vmid} on ${vm.node}`;
@@ -100,6 +113,9 @@ export async function converge(
 
   // 3. Disks: moves to another storage, then grows.
   await runDiskWork(ctx, vm, diskWork, budget);
+
+  // 3b. The pool, which PVE keeps outside the config and changes at once.
+  const pool = await ensurePool(ctx, vm, desired.pool, options.leftPool);
 
   // 4. Power.
   const status = await ctx.api.vmStatus(vm.node, vm.vmid);
@@ -173,7 +189,7 @@ export async function converge(
         });
     }
   }
-  return vm;
+  return pool === undefined ? vm : { ...vm, pool };
 }
 
 /**

@@ -79,6 +79,7 @@ export async function createVm(
       // Cloned on the template's node, the disks stay on its storages until the migration.
       storage: viaTemplateNode ? undefined : inputs.storage,
       full: inputs.clone.full,
+      pool: inputs.pool,
       vmName: naming.vmName,
       description: describe(
         typeof inputs.description === "string" ? inputs.description : undefined,
@@ -97,8 +98,9 @@ export async function createVm(
   }
 
   try {
-    vm = await converge(ctx, vm, inputs, naming);
-    return await observe(ctx, vm, inputs, naming);
+    const done = await converge(ctx, vm, inputs, naming);
+    vm = done;
+    return await observe(ctx, done, inputs, naming);
   } catch (error) {
     // The VM exists: hand it to Pulumi as a partial create, so nothing leaks and the next
     // `up` finishes it (the engine forces an update of a resource with init errors).

@@ -44,8 +44,8 @@ export function diffVm(olds: Props, news: Props): DiffResult {
     if (news[key] !== undefined && differs(olds[key], news[key])) replaces.push(key);
   }
   for (const key of IN_PLACE) {
-    if (news[key] !== undefined && differs(compared(olds, key), compared(news, key)))
-      changed.push(key);
+    const set = news[key] !== undefined || (undoneWhenRemoved(key) && olds[key] !== undefined);
+    if (set && differs(compared(olds, key), compared(news, key))) changed.push(key);
   }
   const moved =
     typeof olds["currentNode"] === "string" &&
@@ -62,6 +62,9 @@ export function diffVm(olds: Props, news: Props): DiffResult {
     changed: [...replaces, ...changed],
   };
 }
+
+/** A removed input is a change only for fields whose removal undoes them (pool). */
+const undoneWhenRemoved = (key: FieldName): boolean => "undoneWhenRemoved" in FIELDS[key];
 
 function withDefault(props: Props, key: FieldName): unknown {
   return props[key] ?? DEFAULTS[key];

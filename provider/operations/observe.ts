@@ -12,12 +12,12 @@ import { ownAddresses, type GuestAddresses } from "../state/guest-addresses";
 import { VM_STATE_VERSION, type VmState } from "../state/vm-state";
 import { nicKey, nicsOf } from "../spec/network";
 import { cdromVolid, guestRunning, parseNic } from "../state/vm-facts";
-import type { VmLocation } from "./converge";
+import type { ConvergedVm } from "./converge";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
 
 export async function observe(
   ctx: OperationContext,
-  vm: VmLocation,
+  vm: ConvergedVm,
   inputs: ResolvedInputs,
   naming: Naming,
   knownConfig?: VmPendingConfig,
@@ -42,7 +42,7 @@ export async function observe(
     schemaVersion: VM_STATE_VERSION,
     identityHash: naming.identity,
     // What the VM runs with: a change waiting for its reboot is drift until then.
-    ...observedInputs({ config: current, running }, mark, inputs),
+    ...observedInputs({ config: current, running, pool: vm.pool }, mark, inputs),
     vmid: vm.vmid,
     vmName: config.name ?? naming.vmName,
     currentNode: vm.node,
@@ -59,7 +59,7 @@ export async function observe(
 /** The addresses of the VM's own NICs (by their MACs, in NIC order), as the guest agent lists them. */
 async function guestAddresses(
   ctx: OperationContext,
-  vm: VmLocation,
+  vm: ConvergedVm,
   macs: readonly string[],
 ): Promise<GuestAddresses> {
   try {

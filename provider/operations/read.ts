@@ -11,6 +11,7 @@ import { readMark } from "../identity";
 import type { VmState } from "../state/vm-state";
 import { locate } from "./locate";
 import { observe } from "./observe";
+import { poolOf } from "./pool-step";
 import { namingFromState, type ResolvedInputs } from "./resolved-inputs";
 
 export async function readVm(ctx: OperationContext, state: VmState): Promise<VmState | undefined> {
@@ -20,9 +21,11 @@ export async function readVm(ctx: OperationContext, state: VmState): Promise<VmS
     try {
       const known = await ctx.api.vmPending(row.node, row.vmid);
       if (readMark(known.config.description)?.id !== state.identityHash) return undefined;
+      // Read only when the program names a pool: one it never named is not drift.
+      const pool = inputs.pool === undefined ? undefined : await poolOf(ctx, row.vmid);
       return await observe(
         ctx,
-        { node: row.node, vmid: row.vmid },
+        { node: row.node, vmid: row.vmid, pool },
         inputs,
         namingFromState(state, inputs),
         known,

@@ -31,7 +31,9 @@ export async function updateVm(
           vm,
         );
       }
-      const now = await converge(ctx, vm, news, naming, known);
+      // A pool the program no longer names is left; one it never named is not the program's.
+      const leftPool = news.pool === undefined ? olds.pool : undefined;
+      const now = await converge(ctx, vm, news, naming, { known, leftPool });
       return await observe(ctx, now, news, naming);
     });
   } catch (error) {

@@ -18,10 +18,12 @@ import type { VmConfig } from "../api/proxmox-api";
  */
 export type Change = "replace" | "replace-delete-first" | "hot" | "reboot" | "setting";
 
-/** What `read` sees of a VM: its config and whether the guest runs. */
+/** What `read` sees of a VM: its config, whether the guest runs, and its pool. */
 export interface ObservedVm {
   readonly config: VmConfig;
   readonly running: boolean;
+  /** The resource pool the VM is in; absent when it is in none, or when nobody asked. */
+  readonly pool?: string | undefined;
 }
 
 /**
@@ -114,6 +116,11 @@ export interface FieldSpec<S extends z.ZodType = z.ZodType> {
    * together, and when the full form is set the shorthand is neither written nor read back.
    */
   readonly shorthandOf?: string;
+  /**
+   * Removing the input undoes what it did (the VM leaves its pool), so `diff` reports it as a
+   * change. Without it, a removed input leaves the VM as it is.
+   */
+  readonly undoneWhenRemoved?: true;
   /** An input `check` refuses together with this one (as written, before defaults), and why. */
   readonly refusedBeside?: { readonly input: string; readonly reason: string };
   readonly readBack: ReadBack<z.output<S>>;

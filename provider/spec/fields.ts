@@ -28,6 +28,7 @@ import {
   normalizeHotplug,
   parseHotplug,
   parseStartup,
+  poolSchema,
   readFlag,
   startupSchema,
 } from "./lifecycle";
@@ -827,6 +828,20 @@ export const FIELDS = {
     config: { key: "protection", format: (on) => (on ? 1 : 0) },
     readBack: { from: "vm", read: ({ config }) => readFlag(config, "protection") },
     example: { valid: true, invalid: 1 },
+  }),
+  pool: field({
+    doc:
+      "The resource pool the VM belongs to; the pool must exist. The clone joins it, a change " +
+      "moves the VM to the new pool, and removing the input takes the VM out of it.",
+    docType: "string",
+    schema: poolSchema,
+    mayBeUnknown: true,
+    // Membership lives in user.cfg, outside the VM's config: written at once, running or not.
+    change: "hot",
+    undoneWhenRemoved: true,
+    stored: z.string().optional(),
+    readBack: { from: "vm", read: ({ pool }) => pool },
+    example: { valid: "web-tier", invalid: "web tier" },
   }),
 } as const;
 

@@ -1,6 +1,7 @@
 /**
  * The options that say how PVE treats the VM rather than what it runs on: the hot-plug features,
- * the start at boot and its order, and the protection against removal. Each one PVE key.
+ * the start at boot and its order, the protection against removal (each one PVE key), and the
+ * resource pool, which PVE keeps in user.cfg rather than in the VM's config.
  */
 import { z } from "zod";
 import type { VmConfig } from "../api/proxmox-api";
@@ -67,6 +68,14 @@ export function parseStartup(value: unknown): Startup | undefined {
   }
   return out;
 }
+
+/** PVE's pool id (`pve-poolid`): the name a pool was created with. */
+export const poolSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9.\-_]+$/,
+    "must be the name of a PVE resource pool: letters, digits, dots, hyphens and underscores",
+  );
 
 /** A PVE boolean key (`onboot`, `protection`): absent is PVE's default, off. */
 export const readFlag = (config: VmConfig, key: string): boolean =>

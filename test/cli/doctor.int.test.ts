@@ -9,6 +9,7 @@ import { closeSharedDispatchers } from "../../provider/api/dispatcher-registry";
 import { HttpProxmoxApi } from "../../provider/api/http-api";
 import { waitForTask } from "../../provider/api/tasks";
 import type { ProxmoxError } from "../../provider/errors";
+import { TestClient } from "../simulator/support/client";
 import { parseConnectionConfig } from "../../provider/config";
 import { PVE_VERSIONS, startSimulator, VERSION_PROFILES, type Simulator } from "../../simulator";
 import { versionProfile } from "../../simulator/model/versions";
@@ -282,6 +283,35 @@ describe.each(PVE_VERSIONS)("doctor's privilege table, proven against PVE %s", (
       `/vms/${vmid}`,
       major >= 9 ? "VM.GuestAgent.Audit|VM.GuestAgent.Unrestricted" : "VM.Monitor",
     ]);
+  });
+
+  it("fails doctor --pool without Pool.Allocate on the pool, and PVE refuses the pool update naming it", async () => {
+    const admin = new TestClient(sim);
+    await admin.call("POST", "/pools", { poolid: "ci" });
+    await admin.close();
+    // The printed role without --pool: everything but the pool.
+    const token = grantRole(`nopool${major}@pve!tok`);
+    const report = await doctor({ connection: connect(token), template: "9000", pools: ["ci"] });
+    expect(report.checks.filter((c) => c.status === "fail").map((c) => c.name)).toEqual([
+      "Pool.Allocate on /pool/ci",
+    ]);
+    const vmid = await clonedAndStarted(
+      new HttpProxmoxApi({ connection: connect(sim.apiToken), timeoutMs: 5_000 }),
+    );
+    const api = new HttpProxmoxApi({ connection: connect(token), timeoutMs: 5_000 });
+    const error = await refusal(api.updatePoolMembership({ poolid: "ci", vmid, remove: false }));
+    expect([error.code, error.context.aclPath, error.context.privilege]).toEqual([
+      "FORBIDDEN",
+      "/pool/ci",
+      "Pool.Allocate",
+    ]);
+    const granted = sim.addToken(`pool${major}@pve!tok`, [
+      { path: "/vms", privileges },
+      { path: "/pool/ci", privileges: ["Pool.Allocate"] },
+    ]);
+    const allowed = new HttpProxmoxApi({ connection: connect(granted), timeoutMs: 5_000 });
+    await allowed.updatePoolMembership({ poolid: "ci", vmid, remove: false });
+    expect((await allowed.clusterVms()).find((vm) => vm.vmid === vmid)?.pool).toBe("ci");
   });
 
   it(

@@ -16,6 +16,7 @@ import type {
   MoveTarget,
   NodeStorage,
   Permissions,
+  PoolMembership,
   ProxmoxApi,
   ProxmoxVersion,
   StorageVolume,
@@ -66,6 +67,8 @@ export class FakeProxmoxApi implements ProxmoxApi {
       enabled: true,
     },
   ];
+  /** Resource pools: pool id → member VMIDs. */
+  readonly pools = new Map<string, Set<number>>();
   /** Listing rows to hide or override, to model the listing's lag. */
   listingOverride: ((rows: ClusterVm[]) => ClusterVm[]) | undefined;
   /** Exit status of the next tasks, in order; `OK` once empty. */
@@ -162,6 +165,7 @@ export class FakeProxmoxApi implements ProxmoxApi {
       status: vm.status,
       template: vm.template ?? false,
       lock: vm.config["lock"] as string | undefined,
+      pool: this.#poolOf(vmid),
     }));
     return this.listingOverride ? this.listingOverride(rows) : rows;
   }
@@ -224,6 +228,7 @@ export class FakeProxmoxApi implements ProxmoxApi {
         scsi0: `shared:vm-${request.newid}-disk-0,size=2G`,
       },
     });
+    if (request.pool !== undefined) this.pools.get(request.pool)?.add(request.newid);
     return this.#task(request.node, "qmclone", request.vmid);
   }
   async createVm(request: CreateVmRequest): Promise<Upid> {
@@ -291,12 +296,25 @@ export class FakeProxmoxApi implements ProxmoxApi {
     this.#vm(node, vmid).node = target;
     return this.#task(node, "qmigrate", vmid);
   }
+  async updatePoolMembership(change: PoolMembership): Promise<void> {
+    this.#enter("updatePoolMembership", [change]);
+    const members = this.pools.get(change.poolid);
+    if (members === undefined) throw new Error(`pool '${change.poolid}' does not exist`);
+    if (change.remove) members.delete(change.vmid);
+    else members.add(change.vmid);
+  }
+  #poolOf(vmid: number): string | undefined {
+    return [...this.pools].find(([, members]) => members.has(vmid))?.[0];
+  }
   async destroyVm(node: string, vmid: number): Promise<Upid> {
     this.#enter("destroyVm", [node, vmid]);
     this.#vm(node, vmid);
     const upid = this.#task(node, "qmdestroy", vmid);
     // A failed destroy task leaves the VM, as PVE does.
-    if (this.#tasks.get(upid)?.exitstatus === "OK") this.vms.delete(vmid);
+    if (this.#tasks.get(upid)?.exitstatus === "OK") {
+      this.vms.delete(vmid);
+      for (const members of this.pools.values()) members.delete(vmid);
+    }
     return upid;
   }
   async moveDisk(node: string, vmid: number, disk: string, target: MoveTarget): Promise<Upid> {

@@ -131,6 +131,13 @@ describe("diffVm", () => {
     expect(diffVm(olds, unmanaged).changes).toBe(false);
   });
 
+  it("reports a removed pool as an in-place change, since the VM then leaves it", () => {
+    const inPool = { ...olds, pool: "web", onBoot: true };
+    const result = diffVm(inPool, news);
+    expect(result.changed).toEqual(["pool"]);
+    expect(result.replaces).toEqual([]);
+  });
+
   it("shows a VM moved off its node as drift of currentNode, an update and not a replacement", () => {
     expect(diffVm({ ...olds, currentNode: "pve2" }, news)).toEqual({
       changes: true,
