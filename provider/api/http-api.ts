@@ -19,6 +19,7 @@ import type {
   IsoUpload,
   MoveTarget,
   NodeStorage,
+  NodeVm,
   Permissions,
   ProxmoxApi,
   ProxmoxVersion,
@@ -291,6 +292,12 @@ export class HttpProxmoxApi implements ProxmoxApi {
       ["nodes", node, "qemu", vmid, "status", "current"],
       schemas.vmStatusSchema,
     );
+  }
+
+  nodeVms(node: string): Promise<readonly NodeVm[]> {
+    return this.#request("GET", ["nodes", node, "qemu"], schemas.nodeVmsSchema, {
+      query: { full: true },
+    });
   }
 
   #power(node: string, vmid: number, action: string, form: PveParams = {}): Promise<Upid> {
