@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import { coalescedApi, sharedListingCoalescer } from "./api/coalesced-api";
+import { coalescedApi, sharedListingCoalescer, sharedNodeListings } from "./api/coalesced-api";
 import { HttpProxmoxApi } from "./api/http-api";
 import { retryingApi } from "./api/retrying-api";
 import { tracedApi } from "./api/traced-api";
@@ -68,7 +68,11 @@ export function buildContext(config: ConfigReader): OperationContext {
   const coalescer = sharedListingCoalescer(connection.origin);
   const progress = (message: string) => console.log(`pulumi-proxmox: ${message}`);
   // Retried below the coalescer, so callers sharing one listing also share its retries.
-  const api = coalescedApi(retryingApi(traced, { progress }), coalescer);
+  const api = coalescedApi(
+    retryingApi(traced, { progress }),
+    coalescer,
+    sharedNodeListings(connection.origin),
+  );
   const listVms = async (options?: ListingAge) => {
     if (options?.fresh) coalescer.invalidate();
     if (options?.anyAge) return coalescer.get(() => api.clusterVms(), { anyAge: true });

@@ -1,5 +1,6 @@
 import { hasCode } from "../errors.js";
-import type { ClusterVm, ProxmoxApi } from "./proxmox-api.js";
+import type { ClusterVm, NodeVm, ProxmoxApi } from "./proxmox-api.js";
+import { isReadRequest } from "./retrying-api.js";
 
 /**
  * Listing coalescing: a refresh of N VMs would otherwise cost N `GET /cluster/resources`
@@ -16,14 +17,12 @@ export interface CoalescerOptions {
   readonly now?: (() => number) | undefined;
 }
 
-type Listing = readonly ClusterVm[];
-
-export class ListingCoalescer {
+export class ListingCoalescer<Row = ClusterVm> {
   readonly #freshnessMs: number;
   readonly #now: () => number;
   #generation = 0;
-  #flight: { generation: number; promise: Promise<Listing> } | undefined;
-  #cached: { generation: number; at: number; value: Listing } | undefined;
+  #flight: { generation: number; promise: Promise<readonly Row[]> } | undefined;
+  #cached: { generation: number; at: number; value: readonly Row[] } | undefined;
   /** Requests actually sent. */
   requests = 0;
 
@@ -36,7 +35,10 @@ export class ListingCoalescer {
    * The listing, from cache, from a request in flight, or from `fetch`. `anyAge` takes a cached
    * listing however old it is (a caller that checks what it finds there live).
    */
-  async get(fetch: () => Promise<Listing>, options: { anyAge?: boolean } = {}): Promise<Listing> {
+  async get(
+    fetch: () => Promise<readonly Row[]>,
+    options: { anyAge?: boolean } = {},
+  ): Promise<readonly Row[]> {
     for (let attempt = 0; ; attempt++) {
       const cached = this.#cached;
       const fresh = cached !== undefined && this.#now() - cached.at < this.#freshnessMs;
@@ -62,7 +64,10 @@ export class ListingCoalescer {
     this.#cached = undefined;
   }
 
-  #start(fetch: () => Promise<Listing>): { generation: number; promise: Promise<Listing> } {
+  #start(fetch: () => Promise<readonly Row[]>): {
+    generation: number;
+    promise: Promise<readonly Row[]>;
+  } {
     const generation = this.#generation;
     this.requests++;
     const promise = fetch().then((value) => {
@@ -81,31 +86,92 @@ export class ListingCoalescer {
   }
 }
 
-const REGISTRY = Symbol.for("pulumi-proxmox.listing-coalescers");
-
 /**
- * The process-wide coalescer for `key` (the endpoint origin): like the connection pool it must
- * be shared by every resource of the provider process, so it lives on `globalThis`.
+ * The per-node listings (`GET /nodes/{node}/qemu?full=1`) a refresh reads every VM's status
+ * from: one coalescer per node, all invalidated together when this process changes a VM.
  */
-export function sharedListingCoalescer(key: string, options?: CoalescerOptions): ListingCoalescer {
-  const holder = globalThis as { [REGISTRY]?: Map<string, ListingCoalescer> };
-  holder[REGISTRY] ??= new Map();
-  let coalescer = holder[REGISTRY].get(key);
-  if (coalescer === undefined) {
-    coalescer = new ListingCoalescer(options);
-    holder[REGISTRY].set(key, coalescer);
+export class NodeListings {
+  readonly #options: CoalescerOptions;
+  readonly #byNode = new Map<string, ListingCoalescer<NodeVm>>();
+
+  constructor(options: CoalescerOptions = {}) {
+    this.#options = options;
   }
-  return coalescer;
+
+  get(node: string, fetch: () => Promise<readonly NodeVm[]>): Promise<readonly NodeVm[]> {
+    let coalescer = this.#byNode.get(node);
+    if (coalescer === undefined) {
+      coalescer = new ListingCoalescer<NodeVm>(this.#options);
+      this.#byNode.set(node, coalescer);
+    }
+    return coalescer.get(fetch);
+  }
+
+  invalidate(): void {
+    for (const coalescer of this.#byNode.values()) coalescer.invalidate();
+  }
+
+  /** Requests actually sent, over every node. */
+  get requests(): number {
+    let sum = 0;
+    for (const coalescer of this.#byNode.values()) sum += coalescer.requests;
+    return sum;
+  }
 }
 
-/** `inner` with `clusterVms()` served through `coalescer` and `invalidateClusterVms()` wired. */
-export function coalescedApi(inner: ProxmoxApi, coalescer: ListingCoalescer): ProxmoxApi {
+/**
+ * The process-wide instance for `key` (the endpoint origin): like the connection pool, a
+ * listing must be shared by every resource of the provider process, so it lives on `globalThis`.
+ */
+function shared<T>(registry: symbol, key: string, make: () => T): T {
+  const holder = globalThis as unknown as Record<symbol, Map<string, T> | undefined>;
+  const instances = (holder[registry] ??= new Map<string, T>());
+  let instance = instances.get(key);
+  if (instance === undefined) {
+    instance = make();
+    instances.set(key, instance);
+  }
+  return instance;
+}
+
+export function sharedListingCoalescer(key: string, options?: CoalescerOptions): ListingCoalescer {
+  return shared(Symbol.for("pulumi-proxmox.listing-coalescers"), key, () => {
+    return new ListingCoalescer(options);
+  });
+}
+
+export function sharedNodeListings(key: string, options?: CoalescerOptions): NodeListings {
+  return shared(Symbol.for("pulumi-proxmox.node-listings"), key, () => new NodeListings(options));
+}
+
+/**
+ * `inner` with `clusterVms()` served through `coalescer`, `nodeVms()` through `nodes`, and both
+ * invalidations wired. Any request that is not a read (a start, a clone, a task poll that may see
+ * a task end) invalidates the node listings, so a status this process changed is never served
+ * from before the change.
+ */
+export function coalescedApi(
+  inner: ProxmoxApi,
+  coalescer: ListingCoalescer,
+  nodes: NodeListings = new NodeListings(),
+): ProxmoxApi {
   return new Proxy(inner, {
     get(target, property, receiver) {
       if (property === "clusterVms") return () => coalescer.get(() => target.clusterVms());
       if (property === "invalidateClusterVms") return () => coalescer.invalidate();
+      if (property === "nodeVms") {
+        return (node: string) => nodes.get(node, () => target.nodeVms(node));
+      }
+      if (property === "invalidateNodeVms") return () => nodes.invalidate();
       const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === "function" ? value.bind(target) : value;
+      if (typeof value !== "function") return value;
+      if (typeof property === "string" && !isReadRequest(property)) {
+        return (...args: unknown[]) => {
+          nodes.invalidate();
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return value.bind(target);
     },
   });
 }

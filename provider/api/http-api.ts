@@ -19,6 +19,7 @@ import type {
   IsoUpload,
   MoveTarget,
   NodeStorage,
+  NodeVm,
   Permissions,
   PoolMembership,
   ProxmoxApi,
@@ -293,6 +294,12 @@ export class HttpProxmoxApi implements ProxmoxApi {
       ["nodes", node, "qemu", vmid, "status", "current"],
       schemas.vmStatusSchema,
     );
+  }
+
+  nodeVms(node: string): Promise<readonly NodeVm[]> {
+    return this.#request("GET", ["nodes", node, "qemu"], schemas.nodeVmsSchema, {
+      query: { full: true },
+    });
   }
 
   #power(node: string, vmid: number, action: string, form: PveParams = {}): Promise<Upid> {

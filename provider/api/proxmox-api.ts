@@ -88,6 +88,11 @@ export interface VmStatus {
   readonly uptime?: number | undefined;
 }
 
+/** One row of `GET /nodes/{node}/qemu?full=1`: a VM's live status, as `status/current` has it. */
+export interface NodeVm extends Omit<VmStatus, "agent"> {
+  readonly vmid: number;
+}
+
 export interface GuestInterface {
   readonly name: string;
   readonly hardwareAddress?: string | undefined;
@@ -218,6 +223,16 @@ export interface ProxmoxApi {
   /** POST …/template: a `qmtemplate` task, or null from releases that converted synchronously. */
   convertToTemplate(node: string, vmid: number): Promise<Upid | null>;
   vmStatus(node: string, vmid: number): Promise<VmStatus>;
+  /**
+   * GET /nodes/{node}/qemu?full=1: every VM on the node with its live status (QMP's included),
+   * in one request. May be served from a short-lived shared listing (coalesced-api.ts).
+   */
+  nodeVms(node: string): Promise<readonly NodeVm[]>;
+  /**
+   * Makes the next `nodeVms()` of every node send a fresh request (after this process changed a
+   * VM's power state). Present on the coalescing decorator; a no-op elsewhere, hence optional.
+   */
+  invalidateNodeVms?(): void;
   startVm(node: string, vmid: number): Promise<Upid>;
   stopVm(node: string, vmid: number): Promise<Upid>;
   shutdownVm(node: string, vmid: number, timeoutSeconds?: number): Promise<Upid>;

@@ -24,7 +24,7 @@ import type { ConfigUpdate, ProxmoxApi } from "./proxmox-api.js";
 
 export type RetryKind = "read" | "idempotent" | "unsafe" | "none";
 
-type Method = Exclude<keyof ProxmoxApi, "invalidateClusterVms">;
+type Method = Exclude<keyof ProxmoxApi, "invalidateClusterVms" | "invalidateNodeVms">;
 
 const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   version: "read",
@@ -36,6 +36,7 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   vmConfig: "read",
   vmPending: "read",
   vmStatus: "read",
+  nodeVms: "read",
   agentInterfaces: "read",
   storageContent: "read",
   taskLog: "read",
@@ -59,6 +60,11 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   updatePoolMembership: "unsafe",
 };
 
+/** Whether `method` only reads (a GET that changes nothing on PVE and sees no change end). */
+export function isReadRequest(method: string): boolean {
+  return RETRY_KINDS[method as Method] === "read";
+}
+
 /** What the progress line calls each request, e.g. `GET /cluster/resources`. */
 const REQUEST_NAMES: Readonly<Record<Method, string>> = {
   version: "GET /version",
@@ -70,6 +76,7 @@ const REQUEST_NAMES: Readonly<Record<Method, string>> = {
   vmConfig: "GET config",
   vmPending: "GET pending",
   vmStatus: "GET status",
+  nodeVms: "GET node VMs",
   agentInterfaces: "GET guest interfaces",
   storageContent: "GET storage content",
   taskLog: "GET task log",

@@ -3,7 +3,7 @@
  * refresh shows drift; the placement the VM's mark records), plus status, MAC, addresses and the seed. Shared by create, update and read, so
  * all three report the same facts the same way.
  */
-import type { VmPendingConfig } from "../api/proxmox-api";
+import type { VmPendingConfig, VmStatus } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { hasCode } from "../errors";
 import { readMark } from "../identity";
@@ -15,16 +15,22 @@ import { cdromVolid, guestRunning, parseNic } from "../state/vm-facts";
 import type { ConvergedVm } from "./converge";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
 
+/** What the caller has read already, as live as a read here would be: not asked for again. */
+export interface KnownFacts {
+  readonly pending?: VmPendingConfig | undefined;
+  readonly status?: VmStatus | undefined;
+}
+
 export async function observe(
   ctx: OperationContext,
   vm: ConvergedVm,
   inputs: ResolvedInputs,
   naming: Naming,
-  knownConfig?: VmPendingConfig,
+  known: KnownFacts = {},
 ): Promise<VmState> {
   const [{ config, current, pending }, status] = await Promise.all([
-    knownConfig ?? ctx.api.vmPending(vm.node, vm.vmid),
-    ctx.api.vmStatus(vm.node, vm.vmid),
+    known.pending ?? ctx.api.vmPending(vm.node, vm.vmid),
+    known.status ?? ctx.api.vmStatus(vm.node, vm.vmid),
   ]);
   const running = guestRunning(status.status, status.qmpstatus);
   // The NICs the program declares, as PVE holds them now.

@@ -2,9 +2,12 @@
  * read (refresh): where the VM is and what it looks like now.
  *
  * One shared cluster listing answers "does it exist, and on which node" for every VM of the
- * process; then the VM's own config and status are read live (the listing's status lags). A VM
- * that is gone — or whose VMID now holds someone else's VM — reads as gone, and Pulumi drops it.
+ * process, and one shared listing per node (`/nodes/{node}/qemu?full=1`, live, unlike the
+ * cluster listing whose status lags) gives every VM's power state; the VM's own config (with its
+ * pending changes) is read live. A VM that is gone — or whose VMID now holds someone else's VM —
+ * reads as gone, and Pulumi drops it.
  */
+import type { ClusterVm, VmStatus } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { TransientError, hasCode } from "../errors";
 import { readMark } from "../identity";
@@ -19,7 +22,10 @@ export async function readVm(ctx: OperationContext, state: VmState): Promise<VmS
   let row = await locate(ctx, state.vmid, false);
   for (let attempt = 0; row; attempt++) {
     try {
-      const known = await ctx.api.vmPending(row.node, row.vmid);
+      const [known, status] = await Promise.all([
+        ctx.api.vmPending(row.node, row.vmid),
+        listedStatus(ctx, row),
+      ]);
       if (readMark(known.config.description)?.id !== state.identityHash) return undefined;
       // Read only when the program names a pool: one it never named is not drift.
       const pool = inputs.pool === undefined ? undefined : await poolOf(ctx, row.vmid);
@@ -28,11 +34,12 @@ export async function readVm(ctx: OperationContext, state: VmState): Promise<VmS
         { node: row.node, vmid: row.vmid, pool },
         inputs,
         namingFromState(state, inputs),
-        known,
+        { pending: known, status },
       );
     } catch (error) {
-      // Moved or deleted between the listing and the read: look again, once, with a fresh listing.
+      // Moved or deleted between the listings and the read: look again, once, with fresh ones.
       if (hasCode(error, "NOT_FOUND") && attempt === 0) {
+        ctx.api.invalidateNodeVms?.();
         row = await locate(ctx, state.vmid, true);
         continue;
       }
@@ -49,4 +56,14 @@ export async function readVm(ctx: OperationContext, state: VmState): Promise<VmS
     }
   }
   return undefined;
+}
+
+/**
+ * The VM's live status from its node's shared listing: one request per node for the whole
+ * refresh. A VM the listing does not hold yet (it predates a clone of this run) is asked for on
+ * its own.
+ */
+async function listedStatus(ctx: OperationContext, row: ClusterVm): Promise<VmStatus> {
+  const listed = (await ctx.api.nodeVms(row.node)).find((vm) => vm.vmid === row.vmid);
+  return listed ?? (await ctx.api.vmStatus(row.node, row.vmid));
 }

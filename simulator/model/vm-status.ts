@@ -90,23 +90,17 @@ function driveStats(uptimeSeconds: number): Record<string, unknown> {
   };
 }
 
-/** GET …/status/current: the list row plus QMP-derived fields. */
-export function vmCurrentStatus(
+/**
+ * PVE::QemuServer::vmstatus with `full`: the list row plus what QMP reports for a running VM.
+ * The row of `GET /nodes/{node}/qemu?full=1`; `qmpstatus` falls back to `status` when stopped.
+ */
+export function vmFullStatus(
   vm: VmRecord,
   now: number,
   profile: VersionProfile,
-  ha?: HaResource,
 ): Record<string, unknown> {
   const row = vmListRow(vm, now, profile);
   row["qmpstatus"] = vm.status === "running" ? vm.qmpstatus : "stopped";
-  // PVE::HA::Config::get_service_status: managed unless absent or `ignored`.
-  row["ha"] =
-    ha === undefined || ha.state === "ignored"
-      ? { managed: 0 }
-      : { managed: 1, ...(ha.group === undefined ? {} : { group: ha.group }), state: ha.crmState };
-  // `agent` means "configured", not "answering".
-  if (agentEnabled(vm.config)) row["agent"] = 1;
-  if (profile.clipboardInStatus && vm.config["vga"] !== undefined) row["clipboard"] = null;
   if (vm.status === "running") {
     const maxmem = Number(row["maxmem"]);
     Object.assign(row, {
@@ -149,5 +143,24 @@ export function vmCurrentStatus(
       },
     });
   }
+  return row;
+}
+
+/** GET …/status/current: the full status plus what the handler adds from the config and HA. */
+export function vmCurrentStatus(
+  vm: VmRecord,
+  now: number,
+  profile: VersionProfile,
+  ha?: HaResource,
+): Record<string, unknown> {
+  const row = vmFullStatus(vm, now, profile);
+  // PVE::HA::Config::get_service_status: managed unless absent or `ignored`.
+  row["ha"] =
+    ha === undefined || ha.state === "ignored"
+      ? { managed: 0 }
+      : { managed: 1, ...(ha.group === undefined ? {} : { group: ha.group }), state: ha.crmState };
+  // `agent` means "configured", not "answering".
+  if (agentEnabled(vm.config)) row["agent"] = 1;
+  if (profile.clipboardInStatus && vm.config["vga"] !== undefined) row["clipboard"] = null;
   return row;
 }

@@ -2,7 +2,7 @@ import { hasPriv, perm, vmPath } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { configMissing, NODE, paramError, VMID, type Route } from "../http/index.js";
 import { configDigest, withPending } from "../model/vm-config.js";
-import { vmCurrentStatus, vmListRow } from "../model/vm-status.js";
+import { vmCurrentStatus, vmFullStatus, vmListRow } from "../model/vm-status.js";
 
 export const qemuReadRoutes: Route<SimContext>[] = [
   {
@@ -18,7 +18,7 @@ export const qemuReadRoutes: Route<SimContext>[] = [
         )
         .map((vm) =>
           params["full"] === 1
-            ? vmCurrentStatus(vm, now, sim.options.profile)
+            ? vmFullStatus(vm, now, sim.options.profile)
             : vmListRow(vm, now, sim.options.profile),
         );
     },

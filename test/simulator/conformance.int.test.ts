@@ -315,6 +315,7 @@ const SCHEMA_CALLS: readonly SchemaCall[] = [
   { method: "GET", schemaPath: "/nodes", path: () => "/nodes" },
   { method: "GET", schemaPath: "/access/permissions", path: () => "/access/permissions" },
   { method: "GET", schemaPath: "/nodes/{node}/qemu", path: () => "/nodes/pve1/qemu" },
+  { method: "GET", schemaPath: "/nodes/{node}/qemu", path: () => "/nodes/pve1/qemu?full=1" },
   {
     method: "GET",
     schemaPath: "/nodes/{node}/qemu/{vmid}/config",

@@ -15,6 +15,7 @@ import type {
   IsoUpload,
   MoveTarget,
   NodeStorage,
+  NodeVm,
   Permissions,
   PoolMembership,
   ProxmoxApi,
@@ -266,6 +267,12 @@ export class FakeProxmoxApi implements ProxmoxApi {
     this.#enter("vmStatus", [node, vmid]);
     const vm = this.#vm(node, vmid);
     return { status: vm.status, qmpstatus: vm.status, agent: Boolean(vm.config["agent"]) };
+  }
+  async nodeVms(node: string): Promise<readonly NodeVm[]> {
+    this.#enter("nodeVms", [node]);
+    return [...this.vms]
+      .filter(([, vm]) => vm.node === node)
+      .map(([vmid, vm]) => ({ vmid, status: vm.status, qmpstatus: vm.status }));
   }
   async startVm(node: string, vmid: number): Promise<Upid> {
     this.#enter("startVm", [node, vmid]);

@@ -2,7 +2,9 @@ import { describe, expect, it, vi } from "vitest";
 import {
   coalescedApi,
   ListingCoalescer,
+  NodeListings,
   sharedListingCoalescer,
+  sharedNodeListings,
 } from "../../../provider/api/coalesced-api.js";
 import type { ClusterVm, ProxmoxApi } from "../../../provider/api/proxmox-api.js";
 import { PermanentError } from "../../../provider/errors.js";
@@ -111,5 +113,44 @@ describe("coalesced-api", () => {
     const key = `https://pve-${Math.random()}:8006`;
     expect(sharedListingCoalescer(key)).toBe(sharedListingCoalescer(key));
     expect(sharedListingCoalescer(key)).not.toBe(sharedListingCoalescer(`${key}/other`));
+    expect(sharedNodeListings(key)).toBe(sharedNodeListings(key));
+    expect(sharedNodeListings(key)).not.toBe(sharedNodeListings(`${key}/other`));
+  });
+
+  it("serves nodeVms from one request per node, for every caller of that node", async () => {
+    const nodeVms = vi.fn((node: string) =>
+      Promise.resolve([{ vmid: node === "pve1" ? 100 : 101, status: "running" }]),
+    );
+    const nodes = new NodeListings();
+    const api = coalescedApi({ nodeVms } as unknown as ProxmoxApi, new ListingCoalescer(), nodes);
+    const answers = await Promise.all([
+      api.nodeVms("pve1"),
+      api.nodeVms("pve2"),
+      api.nodeVms("pve1"),
+      api.nodeVms("pve2"),
+    ]);
+    expect(answers.map((rows) => rows[0]?.vmid)).toEqual([100, 101, 100, 101]);
+    expect(nodeVms.mock.calls).toEqual([["pve1"], ["pve2"]]);
+    expect(nodes.requests).toBe(2);
+  });
+
+  it("lists the nodes again after any request that is not a read, but not after a read", async () => {
+    const nodeVms = vi.fn(() => Promise.resolve([{ vmid: 100, status: "running" }]));
+    const vmPending = vi.fn(() => Promise.resolve({ config: {}, current: {}, pending: [] }));
+    const stopVm = vi.fn(() => Promise.resolve("UPID:pve1:1:2:3:qmstop:100:root@pam:"));
+    const api = coalescedApi(
+      { nodeVms, vmPending, stopVm } as unknown as ProxmoxApi,
+      new ListingCoalescer(),
+    );
+    await api.nodeVms("pve1");
+    await api.vmPending("pve1", 100);
+    await api.nodeVms("pve1");
+    expect(nodeVms).toHaveBeenCalledTimes(1);
+    await api.stopVm("pve1", 100);
+    await api.nodeVms("pve1");
+    expect(nodeVms).toHaveBeenCalledTimes(2);
+    api.invalidateNodeVms?.();
+    await api.nodeVms("pve1");
+    expect(nodeVms).toHaveBeenCalledTimes(3);
   });
 });

@@ -81,10 +81,19 @@ describe("readVm", () => {
     });
   });
 
-  it("needs one listing, one config read (with its pending changes) and one status read per running VM, plus the agent", async () => {
+  it("needs the cluster listing, its node's listing for the status, one config read (with its pending changes) and, for a running VM, the agent", async () => {
     await readVm(testContext(api), state);
     expect(api.calls.map((c) => c.method).sort()).toEqual(
-      ["agentInterfaces", "clusterVms", "vmPending", "vmStatus"].sort(),
+      ["agentInterfaces", "clusterVms", "nodeVms", "vmPending"].sort(),
     );
+  });
+
+  it("asks for the status on its own when the node's listing does not hold the VM yet", async () => {
+    const nodeVms = api.nodeVms.bind(api);
+    api.nodeVms = async (node) => (await nodeVms(node)).filter((vm) => vm.vmid !== state.vmid);
+    const vm = api.vms.get(state.vmid);
+    if (vm) vm.status = "stopped";
+    expect(await readVm(testContext(api), state)).toMatchObject({ status: "stopped" });
+    expect(api.calls.map((c) => c.method)).toContain("vmStatus");
   });
 });
