@@ -5,6 +5,8 @@ import { VmFleet, type PlacementPolicy } from "pulumi-proxmox/components";
 // secret, `proxmox:caCert`) or from PROXMOX_VE_ENDPOINT / PROXMOX_VE_API_TOKEN.
 const config = new pulumi.Config();
 const placement = (config.get("placement") ?? "round-robin") as PlacementPolicy;
+// Optional static addresses, e.g. `pulumi config set cidr 10.0.0.0/24` and `gateway 10.0.0.1`.
+const cidr = config.get("cidr");
 
 const web = new VmFleet("web", {
   count: config.getNumber("count") ?? 3,
@@ -18,6 +20,17 @@ const web = new VmFleet("web", {
     : {}),
   cores: 1,
   memory: 1024,
+  // A data disk for every member, beside its boot disk.
+  disks: [{ interface: "scsi1", sizeGiB: 10 }],
+  // Member i's first NIC gets the i-th address from `from` (default: the network's first host,
+  // or the next one when that is the gateway), so members keep their addresses when the count
+  // changes.
+  ...(cidr === undefined
+    ? {}
+    : { ipv4: { cidr, gateway: config.require("gateway"), from: config.get("from") } }),
+  // One member set apart: web-0 also runs the cache and gets more memory. Keys are indexes or
+  // member names, so raising the count never moves an override to another member.
+  overrides: { "web-0": { memory: 4096 } },
   tags: ["example", "fleet"],
   cloudInit: {
     packages: ["nginx"],

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
-import { configureProxmoxStack } from "../e2e/support/proxmox-stack";
+import { configureProxmoxStack, guestVms } from "../e2e/support/proxmox-stack";
 import { copyExample, readManifest, run, tsc } from "./support";
 
 describe("examples/fleet against the packed package", () => {
@@ -36,6 +36,28 @@ describe("examples/fleet against the packed package", () => {
       expect(preview.stdout).toMatch(
         new RegExp(`\\+\\s+pulumi-nodejs:dynamic/proxmox:ProxmoxVm ${name} create`),
       );
+    }
+  });
+
+  it("refuses a network too small for the count before anything is created, then previews a fitting one", async () => {
+    const set = (key: string, value: string) =>
+      pulumi(["config", "set", key, value], dir, engine.env);
+    expect((await set("cidr", "10.0.0.0/30")).code).toBe(0);
+    expect((await set("gateway", "10.0.0.1")).code).toBe(0);
+    const preview = await pulumi(["preview"], dir, engine.env);
+    expect(preview.code).not.toBe(0);
+    expect(preview.stdout + preview.stderr).toContain(
+      "VmFleet web: ipv4.cidr: has room for 1 member from 10.0.0.2 to 10.0.0.2, but count is 3",
+    );
+    const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
+    expect(up.code).not.toBe(0);
+    expect(guestVms(sim)).toEqual([]);
+
+    expect((await set("cidr", "10.0.0.0/24")).code).toBe(0);
+    const fits = await pulumi(["preview", "--diff"], dir, engine.env);
+    expect(fits.code, fits.stdout + fits.stderr).toBe(0);
+    for (const address of ["10.0.0.2/24", "10.0.0.3/24", "10.0.0.4/24"]) {
+      expect(fits.stdout).toContain(address);
     }
   });
 });
