@@ -339,6 +339,21 @@ describe("classify", () => {
     );
   });
 
+  it("reads a clone into a missing pool, which PVE refuses as a 403, as a pool to create", () => {
+    const error = classify(
+      "POST",
+      "/nodes/pve1/qemu/9000/clone",
+      403,
+      "Permission check failed (pool 'web' does not exist)",
+      undefined,
+    );
+    expect([error.code, error.transient]).toEqual(["NOT_FOUND", false]);
+    expect(error.message).toContain(
+      "failed: resource pool 'web' does not exist. Create it (pveum pool add web) or set pool " +
+        "to an existing pool.",
+    );
+  });
+
   it("lists every privilege of an any-of 403", () => {
     const error = classify(
       "POST",

@@ -122,6 +122,20 @@ describe("the pool of a VM", () => {
     await deleteVm(ctx, updated);
   });
 
+  it("refuses a pool that does not exist at the clone, leaving no VM, and creates the VM once the pool exists", async () => {
+    const inputs = resolve({ pool: "missing" });
+    const failed = await createVm(ctx, inputs).catch((error: unknown) => error);
+    expect(String(failed)).toContain(
+      "resource pool 'missing' does not exist. Create it (pveum pool add missing) or set pool to an existing pool.",
+    );
+    expect([...sim.model.vms.values()].filter((vm) => !vm.config["template"])).toEqual([]);
+
+    await admin.call("POST", "/pools", { poolid: "missing" });
+    const created = await createVm(ctx, inputs);
+    expect(await membersOf("missing")).toEqual([created.vmid]);
+    await deleteVm(ctx, created);
+  });
+
   it("names the missing privilege when a token may not change the new pool, and the next update after the fix finishes the move", async () => {
     const everything = versionProfile("8.4").privileges.filter((p) => p !== "Pool.Allocate");
     const token = sim.addToken("deploy@pve!pools", [
