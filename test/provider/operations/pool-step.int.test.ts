@@ -137,7 +137,7 @@ describe("the pool of a VM", () => {
   });
 
   it("names the missing privilege when a token may not change the new pool, and the next update after the fix finishes the move", async () => {
-    const everything = versionProfile("8.4").privileges.filter((p) => p !== "Pool.Allocate");
+    const everything = versionProfile(undefined).privileges.filter((p) => p !== "Pool.Allocate");
     const token = sim.addToken("deploy@pve!pools", [
       { path: "/", privileges: everything },
       { path: "/pool/web", privileges: ["Pool.Allocate"] },
