@@ -1,4 +1,10 @@
-import { PermanentError, TransientError, type ErrorCode, type ErrorContext } from "../errors.js";
+import {
+  PermanentError,
+  TransientError,
+  missingPool,
+  type ErrorCode,
+  type ErrorContext,
+} from "../errors.js";
 import type { ProxmoxError } from "../errors.js";
 import { describeTarget, pathContext } from "./path-context.js";
 
@@ -133,8 +139,7 @@ function forbidden(request: string, target: string, pve: string, context: ErrorC
   if (pool !== undefined) {
     return new PermanentError(
       "NOT_FOUND",
-      `${request}${at(target)} failed: resource pool '${pool}' does not exist. Create it ` +
-        `(pveum pool add ${pool}) or set pool to an existing pool.`,
+      `${request}${at(target)} failed: ${missingPool(pool)}`,
       context,
     );
   }

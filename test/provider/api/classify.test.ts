@@ -384,12 +384,12 @@ describe("classify", () => {
       "POST",
       "/nodes/pve1/qemu/100/clone",
       403,
-      "Permission check failed (pool 'gone' does not exist)",
+      "Permission check failed (user != root@pam)",
       undefined,
     );
     expect(error.code).toBe("FORBIDDEN");
     expect(error.context.aclPath).toBeUndefined();
-    expect(error.message).toContain("(403 Permission check failed (pool 'gone' does not exist))");
+    expect(error.message).toContain("(403 Permission check failed (user != root@pam))");
   });
 
   it("carries the errors map of a 400 and names each parameter", () => {

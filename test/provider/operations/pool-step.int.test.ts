@@ -136,6 +136,23 @@ describe("the pool of a VM", () => {
     await deleteVm(ctx, created);
   });
 
+  it("says to create a pool that does not exist when an update moves the VM there, and finishes the move once it does", async () => {
+    const created = await createVm(ctx, resolve({ pool: "web" }));
+    const failed = await updateVm(ctx, created, resolve({ pool: "later" })).catch(
+      (error: unknown) => error,
+    );
+    expect(String(failed)).toContain(
+      `VM ${created.vmid} on node pve1: joining pool later failed: resource pool 'later' does not exist. Create it (pveum pool add later) or set pool to an existing pool.`,
+    );
+    expect(await poolOf(created.vmid)).toBeUndefined();
+
+    await admin.call("POST", "/pools", { poolid: "later" });
+    const moved = await updateVm(ctx, created, resolve({ pool: "later" }));
+    expect(moved.pool).toBe("later");
+    expect(await membersOf("later")).toEqual([created.vmid]);
+    await deleteVm(ctx, moved);
+  });
+
   it("names the missing privilege when a token may not change the new pool, and the next update after the fix finishes the move", async () => {
     const everything = versionProfile(undefined).privileges.filter((p) => p !== "Pool.Allocate");
     const token = sim.addToken("deploy@pve!pools", [
