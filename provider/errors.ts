@@ -143,6 +143,14 @@ export function hasCode(value: unknown, code: ErrorCode): value is ProxmoxError 
   return isProxmoxError(value) && value.code === code;
 }
 
+/** What PVE's refusal of a pool that does not exist means, and what to do (clone or pool update). */
+export function missingPool(poolid: string): string {
+  return (
+    `resource pool '${poolid}' does not exist. Create it (pveum pool add ${poolid}) or set pool ` +
+    "to an existing pool."
+  );
+}
+
 /**
  * `error` restated for the VM it happened to, when the request's path names only a node or a
  * storage (a seed upload, a storage listing): the message leads with the VM and node and what

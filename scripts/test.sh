@@ -26,6 +26,7 @@ VERSION_MATRIX_FILES=(
   test/provider/api/http-api.int.test.ts
   test/provider/operations/clone.int.test.ts
   test/provider/operations/observe.int.test.ts
+  test/provider/operations/pool-step.int.test.ts
   test/examples/single-vm.e2e.test.ts
 )
 

@@ -1,4 +1,10 @@
-import { PermanentError, TransientError, type ErrorCode, type ErrorContext } from "../errors.js";
+import {
+  PermanentError,
+  TransientError,
+  missingPool,
+  type ErrorCode,
+  type ErrorContext,
+} from "../errors.js";
 import type { ProxmoxError } from "../errors.js";
 import { describeTarget, pathContext } from "./path-context.js";
 
@@ -128,6 +134,15 @@ function vmidFromLockFile(text: string): number | undefined {
 }
 
 function forbidden(request: string, target: string, pve: string, context: ErrorContext) {
+  // RPCEnvironment.pm check_pool_exist (clone_vm's `pool`) raises a permission error.
+  const pool = /^Permission check failed \(pool '([^']+)' does not exist\)/.exec(pve)?.[1];
+  if (pool !== undefined) {
+    return new PermanentError(
+      "NOT_FOUND",
+      `${request}${at(target)} failed: ${missingPool(pool)}`,
+      context,
+    );
+  }
   // RPCEnvironment.pm check / check_any: "Permission check failed (/vms/100, VM.Clone)";
   // any-of checks join privileges with "|"; tag checks add " for modifying tag '<t>'".
   const match = /^Permission check failed \(([^,()]+), ([A-Za-z.]+(?:\|[A-Za-z.]+)*)/.exec(pve);

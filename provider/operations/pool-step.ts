@@ -5,7 +5,7 @@
  * (docs/design.md, "Pool membership").
  */
 import type { ListingAge, OperationContext } from "../context";
-import { aboutVm } from "../errors";
+import { PermanentError, aboutVm, hasCode, missingPool } from "../errors";
 import type { VmLocation } from "./converge";
 
 /**
@@ -58,6 +58,14 @@ async function change(
   try {
     await ctx.api.updatePoolMembership({ poolid, vmid: vm.vmid, remove: action === "remove" });
   } catch (error) {
+    if (action === "add" && hasCode(error, "NOT_FOUND")) {
+      throw new PermanentError(
+        "NOT_FOUND",
+        `VM ${vm.vmid} on node ${vm.node}: ${doing} failed: ${missingPool(poolid)}`,
+        { node: vm.node, vmid: vm.vmid },
+        { cause: error },
+      );
+    }
     throw aboutVm(error, vm, doing);
   }
 }

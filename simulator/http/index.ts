@@ -1,4 +1,4 @@
-export { NODE, STORAGE, VMID, validateParams, splitList } from "./params.js";
+export { NODE, STORAGE, UNKNOWN_PROPERTY, VMID, validateParams, splitList } from "./params.js";
 export type { ParamSchema, ParamSpec, Params, RawParams } from "./params.js";
 export {
   PveError,

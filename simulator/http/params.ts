@@ -116,6 +116,10 @@ export function checkValue(
   return spec.type === "integer" ? Number(text) : text;
 }
 
+/** PVE::JSONSchema's text for a parameter the method does not define. */
+export const UNKNOWN_PROPERTY =
+  "property is not defined in schema and the schema does not allow additional properties";
+
 /**
  * Validates parameters against a schema the way PVE::JSONSchema::validate does: every error is
  * collected into one 400 with an `errors` map; unknown parameters are rejected.
@@ -130,8 +134,7 @@ export function validateParams(
   for (const [name, value] of Object.entries(raw)) {
     const spec = schema[name] ?? dynamic?.(name);
     if (spec === undefined) {
-      errors[name] =
-        "property is not defined in schema and the schema does not allow additional properties";
+      errors[name] = UNKNOWN_PROPERTY;
       continue;
     }
     const checked = checkValue(spec, value);

@@ -35,6 +35,10 @@ export interface VersionProfile {
   readonly hostPressureInStatus: boolean;
   /** How HA placement is configured: `/cluster/ha/groups` (7 and 8) or `/cluster/ha/rules` (9). */
   readonly haPlacement: "groups" | "rules";
+  /** The QEMU the release ships (`kvm --version`): a VM pinned to a newer machine version fails to start. */
+  readonly qemuVersion: string;
+  /** `PUT /pools/{poolid}` takes `allow-move` (8.x and later); 7.4 refuses it as unknown. */
+  readonly poolAllowMove: boolean;
 }
 
 const PVE8_PRIVILEGES = [
@@ -115,6 +119,8 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     clipboardInStatus: false,
     hostPressureInStatus: false,
     haPlacement: "groups",
+    qemuVersion: "7.2.0",
+    poolAllowMove: false,
   },
   "8.4": {
     pveVersion: "8.4",
@@ -128,6 +134,8 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     clipboardInStatus: true,
     hostPressureInStatus: false,
     haPlacement: "groups",
+    qemuVersion: "9.2.0",
+    poolAllowMove: true,
   },
   "9.1": {
     pveVersion: "9.1",
@@ -144,6 +152,8 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     clipboardInStatus: true,
     hostPressureInStatus: true,
     haPlacement: "rules",
+    qemuVersion: "10.1.2",
+    poolAllowMove: true,
   },
 };
 

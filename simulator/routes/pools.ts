@@ -5,7 +5,15 @@
  */
 import { requireAnyPriv, requirePrivs } from "../auth/check.js";
 import type { SimContext } from "../context.js";
-import { dieError, splitList, type Params, type RawParams, type Route } from "../http/index.js";
+import {
+  dieError,
+  paramError,
+  splitList,
+  UNKNOWN_PROPERTY,
+  type Params,
+  type RawParams,
+  type Route,
+} from "../http/index.js";
 import type { ResourcePool } from "../model/resource-pools.js";
 import { storageRows, vmRows } from "./cluster.js";
 import { lockedChange } from "./locked-change.js";
@@ -152,13 +160,16 @@ export const poolRoutes: Route<SimContext>[] = [
       "allow-move": { type: "boolean", optional: true },
     },
     permission: allocate,
-    handler: ({ sim, tokenId, params }) =>
-      lockedChange("update pools failed", () => {
+    handler: ({ sim, tokenId, params }) => {
+      if (params["allow-move"] !== undefined && !sim.options.profile.poolAllowMove)
+        throw paramError({ "allow-move": UNKNOWN_PROPERTY });
+      return lockedChange("update pools failed", () => {
         const pool = existing(sim, String(params["poolid"]));
         if (params["comment"] !== undefined) pool.comment = String(params["comment"]);
         updateMembers(sim, tokenId, pool, params);
         sim.changed();
-      }),
+      });
+    },
   },
   {
     method: "DELETE",

@@ -13,6 +13,7 @@ import { releaseLeases } from "../guest/boot.js";
 import { assertBasesUnused } from "../model/linked-clones.js";
 import type { TaskContext } from "../model/tasks.js";
 import type { VmRecord } from "../model/types.js";
+import { machineTooNew } from "../model/machine.js";
 import { applyPending } from "../model/pending.js";
 import { driveVolume, DRIVE_KEY } from "../model/vm-config.js";
 
@@ -52,6 +53,8 @@ async function startWorker(
     }
     await ctx.wait(1);
     applyPending(sim.cluster, vm);
+    const tooNew = machineTooNew(vm.config["machine"], sim.options.profile.qemuVersion, node);
+    if (tooNew !== undefined) throw dieError(tooNew);
     vm.status = "running";
     vm.qmpstatus = "running";
     vm.startedAt = Date.now();

@@ -339,6 +339,21 @@ describe("classify", () => {
     );
   });
 
+  it("reads a clone into a missing pool, which PVE refuses as a 403, as a pool to create", () => {
+    const error = classify(
+      "POST",
+      "/nodes/pve1/qemu/9000/clone",
+      403,
+      "Permission check failed (pool 'web' does not exist)",
+      undefined,
+    );
+    expect([error.code, error.transient]).toEqual(["NOT_FOUND", false]);
+    expect(error.message).toContain(
+      "failed: resource pool 'web' does not exist. Create it (pveum pool add web) or set pool " +
+        "to an existing pool.",
+    );
+  });
+
   it("lists every privilege of an any-of 403", () => {
     const error = classify(
       "POST",
@@ -369,12 +384,12 @@ describe("classify", () => {
       "POST",
       "/nodes/pve1/qemu/100/clone",
       403,
-      "Permission check failed (pool 'gone' does not exist)",
+      "Permission check failed (user != root@pam)",
       undefined,
     );
     expect(error.code).toBe("FORBIDDEN");
     expect(error.context.aclPath).toBeUndefined();
-    expect(error.message).toContain("(403 Permission check failed (pool 'gone' does not exist))");
+    expect(error.message).toContain("(403 Permission check failed (user != root@pam))");
   });
 
   it("carries the errors map of a 400 and names each parameter", () => {

@@ -122,8 +122,39 @@ describe("the pool of a VM", () => {
     await deleteVm(ctx, updated);
   });
 
+  it("refuses a pool that does not exist at the clone, leaving no VM, and creates the VM once the pool exists", async () => {
+    const inputs = resolve({ pool: "missing" });
+    const failed = await createVm(ctx, inputs).catch((error: unknown) => error);
+    expect(String(failed)).toContain(
+      "resource pool 'missing' does not exist. Create it (pveum pool add missing) or set pool to an existing pool.",
+    );
+    expect([...sim.model.vms.values()].filter((vm) => !vm.config["template"])).toEqual([]);
+
+    await admin.call("POST", "/pools", { poolid: "missing" });
+    const created = await createVm(ctx, inputs);
+    expect(await membersOf("missing")).toEqual([created.vmid]);
+    await deleteVm(ctx, created);
+  });
+
+  it("says to create a pool that does not exist when an update moves the VM there, and finishes the move once it does", async () => {
+    const created = await createVm(ctx, resolve({ pool: "web" }));
+    const failed = await updateVm(ctx, created, resolve({ pool: "later" })).catch(
+      (error: unknown) => error,
+    );
+    expect(String(failed)).toContain(
+      `VM ${created.vmid} on node pve1: joining pool later failed: resource pool 'later' does not exist. Create it (pveum pool add later) or set pool to an existing pool.`,
+    );
+    expect(await poolOf(created.vmid)).toBeUndefined();
+
+    await admin.call("POST", "/pools", { poolid: "later" });
+    const moved = await updateVm(ctx, created, resolve({ pool: "later" }));
+    expect(moved.pool).toBe("later");
+    expect(await membersOf("later")).toEqual([created.vmid]);
+    await deleteVm(ctx, moved);
+  });
+
   it("names the missing privilege when a token may not change the new pool, and the next update after the fix finishes the move", async () => {
-    const everything = versionProfile("8.4").privileges.filter((p) => p !== "Pool.Allocate");
+    const everything = versionProfile(undefined).privileges.filter((p) => p !== "Pool.Allocate");
     const token = sim.addToken("deploy@pve!pools", [
       { path: "/", privileges: everything },
       { path: "/pool/web", privileges: ["Pool.Allocate"] },

@@ -118,6 +118,47 @@ describe.each(PVE_VERSIONS)("PVE %s profile", (pveVersion) => {
     expect(String(sim.model.vms.get(100)?.config["scsi0"])).toContain("size=4G");
   });
 
+  it(`runs machine versions up to its QEMU ${profile.qemuVersion} and refuses a newer one at start, with PVE's text`, async () => {
+    const { sim, api } = await simAs(pveVersion);
+    const [major = 0, minor = 0] = profile.qemuVersion.split(".").map(Number);
+    const start = async () =>
+      api.waitTask(
+        "pve1",
+        String(data(await api.call("POST", "/nodes/pve1/qemu/100/status/start"))),
+      );
+
+    await api.putConfig("pve1", 100, { machine: `pc-q35-${major + 1}.0` });
+    expect((await start())["exitstatus"]).toBe(
+      `Installed QEMU version '${profile.qemuVersion}' is too old to run machine type ` +
+        `'pc-q35-${major + 1}.0+pve0', please upgrade node 'pve1'`,
+    );
+    expect(sim.model.vms.get(100)?.status).toBe("stopped");
+
+    await api.putConfig("pve1", 100, { machine: `pc-q35-${major}.${minor}` });
+    expect((await start())["exitstatus"]).toBe("OK");
+    expect(sim.model.vms.get(100)?.status).toBe("running");
+  });
+
+  it(`${profile.poolAllowMove ? "moves a VM between pools with allow-move" : "refuses allow-move on the pool update as unknown"}`, async () => {
+    const { api } = await simAs(pveVersion);
+    for (const poolid of ["a", "b"]) await api.call("POST", "/pools", { poolid });
+    await api.call("PUT", "/pools/a", { vms: "100" });
+    const moved = await api.call("PUT", "/pools/b", { vms: "100", "allow-move": 1 });
+    if (profile.poolAllowMove) {
+      expect(moved.status).toBe(200);
+      expect((data(await api.get("/pools/b")) as { members: unknown[] }).members).toHaveLength(1);
+    } else {
+      expect([moved.status, moved.body?.["errors"]]).toEqual([
+        400,
+        {
+          "allow-move":
+            "property is not defined in schema and the schema does not allow additional properties",
+        },
+      ]);
+      expect((data(await api.get("/pools/a")) as { members: unknown[] }).members).toHaveLength(1);
+    }
+  });
+
   it(`reports a resize of a missing VM ${profile.resizeIsTask ? "in the task" : "in the answer"}`, async () => {
     const { api } = await simAs(pveVersion);
     const res = await api.call("PUT", "/nodes/pve1/qemu/999/resize", { disk: "scsi0", size: "4G" });
