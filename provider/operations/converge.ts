@@ -26,11 +26,7 @@ import { ensurePool } from "./pool-step";
 import { isHaRequest, waitForPowerState } from "./power-state";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
 import { buildVmSeed, deleteSeedsEverywhere, ensureSeedUploaded } from "./seed-step";
-
-export interface VmLocation {
-  readonly node: string;
-  readonly vmid: number;
-}
+import type { VmLocation } from "./vm-location";
 
 /** Where the VM runs after converge, and the pool it is in when the program names one. */
 export interface ConvergedVm extends VmLocation {

@@ -10,7 +10,7 @@ import { readMark } from "../identity";
 import { readFlag } from "../spec/lifecycle";
 import { guestRunning } from "../state/vm-facts";
 import type { VmState } from "../state/vm-state";
-import type { VmLocation } from "./converge";
+import type { VmLocation } from "./vm-location";
 import { locate } from "./locate";
 import { isHaRequest, waitForPowerState } from "./power-state";
 import { deleteSeedsEverywhere } from "./seed-step";

@@ -18,7 +18,7 @@ import type { OperationContext } from "../context";
 import { TransientError, hasCode } from "../errors";
 import { readMark, type Mark } from "../identity";
 import { pollUntil } from "../poll";
-import type { VmLocation } from "./converge";
+import type { VmLocation } from "./vm-location";
 
 export interface OwnVm {
   readonly node: string;

@@ -5,7 +5,7 @@
  * resumes a create that stopped in between (the VM's mark names the node it belongs on).
  */
 import type { OperationContext } from "../context";
-import type { VmLocation } from "./converge";
+import type { VmLocation } from "./vm-location";
 
 export async function migrateToNode(
   ctx: OperationContext,

@@ -6,7 +6,7 @@
  */
 import type { ListingAge, OperationContext } from "../context";
 import { PermanentError, aboutVm, hasCode, missingPool } from "../errors";
-import type { VmLocation } from "./converge";
+import type { VmLocation } from "./vm-location";
 
 /**
  * Puts the VM in `want`, or takes it out of `left` (the pool the program named before), and
