@@ -37,6 +37,11 @@ describe("parseVmState", () => {
     });
   });
 
+  it("reads the reliability release's partial create as an unfinished create, unchanged", () => {
+    const stored = capturedOutputs("reliability-57e1e7b", "half");
+    expect(parseVmState(stored)).toMatchObject({ ...stored, phase: "creating", status: "unknown" });
+  });
+
   it("keeps the provider reference and every input through the migration", () => {
     const stored = fixture("partial-create");
     const state = parseVmState(stored) as Record<string, unknown>;
