@@ -31,7 +31,6 @@ release="$tmp/release"
 cleanup() {
   git -C "$root" worktree remove --force "$release" 2>/dev/null || true
   rm -rf "$tmp"
-  git -C "$root" worktree prune
 }
 trap cleanup EXIT
 
