@@ -25,8 +25,9 @@ export default tseslint.config(
     },
   },
   {
-    // The plain-JavaScript example programs are CommonJS, as Pulumi runs them.
-    files: ["examples/**/*.js"],
+    // The plain-JavaScript programs (examples, the release-capture program) are CommonJS, as
+    // Pulumi runs them.
+    files: ["examples/**/*.js", "test/**/fixtures/**/*.js"],
     languageOptions: {
       sourceType: "commonjs",
       globals: {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Faults } from "./faults.js";
+import type { Faults, VmDump } from "./faults.js";
 import { readBody } from "./http/body.js";
 import type { RequestLogEntry } from "./server.js";
 
@@ -103,6 +103,12 @@ export function createAdminHandler(target: AdminTarget) {
         case "POST /_sim/vms/{vmid}/ha":
           f.putUnderHa(vmid, body["state"] === "stopped" ? "stopped" : "started");
           return send(res, 200, { ok: true });
+        case "PUT /_sim/vms/{vmid}": {
+          const dump = body as unknown as VmDump;
+          if (dump.vm?.vmid !== vmid) throw new Error(`'vm.vmid' must be ${vmid}, as in the path`);
+          f.restoreVm(dump);
+          return send(res, 200, { ok: true });
+        }
         case "DELETE /_sim/vms/{vmid}":
           f.deleteVm(vmid);
           return send(res, 200, { ok: true });

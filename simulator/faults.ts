@@ -1,5 +1,7 @@
 import type { RequestFault, SimContext } from "./context.js";
 import { releaseLeases } from "./guest/boot.js";
+import { restoredVolume, type SavedVolume } from "./model/persistence.js";
+import type { VmRecord } from "./model/types.js";
 import { unset } from "./model/vm-config.js";
 import { markStopped, scheduleCrm } from "./routes/qemu-power.js";
 
@@ -9,6 +11,12 @@ export interface RequestMatch {
   readonly path: RegExp | string;
   /** How many matching requests the fault applies to (default 1). */
   readonly count?: number;
+}
+
+/** One VM as JSON: its record and every volume it uses, each with the node that holds it. */
+export interface VmDump {
+  readonly vm: VmRecord;
+  readonly volumes: readonly { readonly node: string; readonly volume: SavedVolume }[];
 }
 
 /** Programmatic fault injection and out-of-band changes (drift), for tests and the demo. */
@@ -156,6 +164,22 @@ export class Faults {
     }
     releaseLeases(this.sim, vm);
     this.sim.cluster.removeVm(vmid);
+    this.sim.changed();
+  }
+
+  /**
+   * Puts back a VM and its volumes as a dump holds them (config with its pending section, power
+   * state, the guest's view, the seed ISO's bytes): e.g. a VM an older simulator release made,
+   * so a newer release of a client can take it over.
+   */
+  restoreVm(dump: VmDump): void {
+    const { vm } = dump;
+    if (this.sim.cluster.vms.has(vm.vmid)) throw new Error(`VM ${vm.vmid} already exists`);
+    if (!this.sim.cluster.nodes.has(vm.node)) throw new Error(`no such node '${vm.node}'`);
+    for (const { node, volume } of dump.volumes) {
+      this.sim.cluster.putVolume(node, restoredVolume(volume));
+    }
+    this.sim.cluster.addVm(structuredClone(vm));
     this.sim.changed();
   }
 

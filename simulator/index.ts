@@ -34,6 +34,8 @@ export { REALISTIC_TASK_MS } from "./options.js";
 export type { RequestLogEntry } from "./server.js";
 export type { RequestMatch } from "./faults.js";
 export { Faults } from "./faults.js";
+export type { VmDump } from "./faults.js";
+export type { SavedVolume } from "./model/persistence.js";
 export type { HaResource } from "./model/ha.js";
 export type {
   Acl,

@@ -3,12 +3,16 @@
  * one version up and touches only what that version changed, so a state written by any released
  * version reaches today's shape through the same steps, in order.
  *
- * Versions:
+ * Versions, and the releases that write them (states of each are captured under
+ * test/provider/state/fixtures/releases and run through the engine by a test):
  * - 0: no `schemaVersion` at all. Only 0.1.0's partial create wrote it (a VM cloned, then a later
- *   step failed): the inputs plus vmid, name and node, without the observed fields.
+ *   step failed): the inputs plus vmid, name, node and `phase`, without the observed fields.
  * - 1: 0.1.0's complete state.
  * - 2: adds `phase`, the VM's own mark phase as last seen, so every command can tell an unfinished
- *   create from a finished VM without reading PVE.
+ *   create from a finished VM without reading PVE. Written by the reliability release (57e1e7b),
+ *   complete and partial alike, and by this one. Inputs added since (disks, networks, cpu,
+ *   firmware, clone…) need no new version: each is optional in the stored shape, or defaults to
+ *   what those releases did (a full clone, the agent as the template had it).
  */
 type Raw = Record<string, unknown>;
 

@@ -3,8 +3,15 @@ import type { IpPools } from "../guest/ip-pools.js";
 import type { Cluster } from "./cluster.js";
 import type { TaskRecord, VmRecord, Volume } from "./types.js";
 
-interface SavedVolume extends Omit<Volume, "data"> {
+/** A volume as JSON: its bytes, if kept, in base64. */
+export interface SavedVolume extends Omit<Volume, "data"> {
   data?: string;
+}
+
+/** A saved volume with its bytes back in a Buffer. */
+export function restoredVolume(saved: SavedVolume): Volume {
+  const { data, ...rest } = saved;
+  return data === undefined ? rest : { ...rest, data: Buffer.from(data, "base64") };
 }
 
 /** State file format, version 1. Volumes' bytes are base64. */
@@ -57,13 +64,7 @@ export function loadState(
   cluster.vms.clear();
   cluster.volumes.clear();
   for (const vm of state.vms) cluster.addVm(vm);
-  for (const [key, saved] of state.volumes) {
-    const { data, ...rest } = saved;
-    cluster.volumes.set(
-      key,
-      data === undefined ? rest : { ...rest, data: Buffer.from(data, "base64") },
-    );
-  }
+  for (const [key, saved] of state.volumes) cluster.volumes.set(key, restoredVolume(saved));
   for (const task of state.tasks) tasks.set(task.upid, task);
   pools.restore(state.pools);
   return true;

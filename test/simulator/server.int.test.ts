@@ -173,6 +173,58 @@ describe("server", () => {
     expect(await post("/nodes/pve2/up", {})).toEqual([200, { ok: true }]);
     expect(await post("/nope", {})).toEqual([404, { error: "no admin route 'POST /_sim/nope'" }]);
   });
+
+  it("restores a dumped VM through the admin API: config, power state and the seed's bytes", async () => {
+    const put = (vmid: number, body: unknown) =>
+      request(`${sim.url}/_sim/vms/${vmid}`, {
+        method: "PUT",
+        dispatcher: new Agent({ connect: { ca: sim.caCertPem } }),
+        body: JSON.stringify(body),
+      }).then(async (r) => [r.statusCode, await r.body.json()]);
+    const seed = "local:iso/pp-restored.iso";
+    const dump = {
+      vm: {
+        vmid: 4242,
+        node: "pve1",
+        config: { name: "restored", cores: 2, ide2: `${seed},media=cdrom`, description: "mark" },
+        pending: {},
+        status: "running",
+        qmpstatus: "running",
+        createdAt: 1,
+        startedAt: 1,
+        guest: {},
+      },
+      volumes: [
+        {
+          node: "pve1",
+          volume: {
+            volid: seed,
+            storage: "local",
+            content: "iso",
+            format: "iso",
+            size: 5,
+            ctime: 1,
+            vmid: 4242,
+            data: Buffer.from("hello").toString("base64"),
+          },
+        },
+      ],
+    };
+    expect(await put(4242, dump)).toEqual([200, { ok: true }]);
+    const config = await api.get("/nodes/pve1/qemu/4242/config");
+    expect(config.body).toMatchObject({ data: { name: "restored", description: "mark" } });
+    const status = await api.get("/nodes/pve1/qemu/4242/status/current");
+    expect(status.body).toMatchObject({ data: { status: "running" } });
+    const volume = sim.model.volumes("pve1", "local").find((v) => v.volid === seed);
+    expect(volume?.data?.toString()).toBe("hello");
+
+    expect(await put(4242, dump)).toEqual([400, { error: "VM 4242 already exists" }]);
+    expect(await put(4243, dump)).toEqual([
+      400,
+      { error: "'vm.vmid' must be 4243, as in the path" },
+    ]);
+    sim.faults.deleteVm(4242);
+  });
 });
 
 describe("server with a node's API workers busy", () => {

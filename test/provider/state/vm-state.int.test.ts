@@ -1,19 +1,14 @@
-import { readFileSync } from "node:fs";
-import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as runtime from "../../../provider/runtime";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { seedIsos } from "../../e2e/support/proxmox-stack";
+import { capturedOutputs } from "./released-states";
 
 const PROVIDER =
   'exports.handler = function () { return require("pulumi-proxmox/dynamic-provider"); }';
 
-/** The keys 0.1.0 (b338f75) stored for a partial create, from its recorded output. */
-const keysOf010Partial = Object.keys(
-  JSON.parse(
-    readFileSync(path.join(__dirname, "fixtures", "0.1.0-partial-create.json"), "utf8"),
-  ) as object,
-);
+/** The keys 0.1.0 (b338f75) stored for a partial create, from its captured state. */
+const keysOf010Partial = Object.keys(capturedOutputs("0.1.0-b338f75", "half"));
 
 describe("states of earlier releases through the provider's own entry points", () => {
   let sim: Simulator;

@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PermanentError } from "../../../provider/errors";
 import { diffVm } from "../../../provider/operations/diff";
@@ -9,12 +7,11 @@ import {
   unobservedVmState,
   VM_STATE_VERSION,
 } from "../../../provider/state/vm-state";
+import { capturedOutputs } from "./released-states";
 
-/** Outputs exactly as pulumi-proxmox 0.1.0 (b338f75) returned them to the engine. */
-const fixture = (name: string): Record<string, unknown> =>
-  JSON.parse(
-    readFileSync(path.join(__dirname, "fixtures", `0.1.0-${name}.json`), "utf8"),
-  ) as Record<string, unknown>;
+/** Outputs as pulumi-proxmox 0.1.0 (b338f75) stored them: `web` complete, `half` a partial create. */
+const fixture = (name: "complete" | "partial-create"): Record<string, unknown> =>
+  capturedOutputs("0.1.0-b338f75", name === "complete" ? "web" : "half");
 
 describe("parseVmState", () => {
   it("reads a complete state written by 0.1.0 as a complete VM of the current version", () => {
@@ -22,7 +19,7 @@ describe("parseVmState", () => {
     expect(state).toMatchObject({
       schemaVersion: VM_STATE_VERSION,
       phase: "complete",
-      vmid: 13220,
+      vmid: 21177,
       status: "running",
       ipv4Addresses: ["10.10.0.100"],
     });
@@ -33,11 +30,16 @@ describe("parseVmState", () => {
     expect(state).toMatchObject({
       schemaVersion: VM_STATE_VERSION,
       phase: "creating",
-      vmid: 95598,
+      vmid: 26401,
       status: "unknown",
       ipv4Addresses: [],
       ipv6Addresses: [],
     });
+  });
+
+  it("reads the reliability release's partial create as an unfinished create, unchanged", () => {
+    const stored = capturedOutputs("reliability-57e1e7b", "half");
+    expect(parseVmState(stored)).toMatchObject({ ...stored, phase: "creating", status: "unknown" });
   });
 
   it("keeps the provider reference and every input through the migration", () => {
@@ -61,10 +63,10 @@ describe("parseVmState", () => {
     const { phase, schemaVersion, ...inputs } = fixture("partial-create");
     expect([phase, schemaVersion]).toEqual(["creating", undefined]);
     const written = unobservedVmState(inputs, {
-      vmid: 95598,
-      node: "pve1",
-      identityHash: "90355e013026a83e",
-      vmName: "db-90355e",
+      vmid: 26401,
+      node: "pve2",
+      identityHash: "f6022d72874ab8f1",
+      vmName: "half-f6022d",
     });
     expect(parseVmState(JSON.parse(JSON.stringify(written)))).toMatchObject({
       phase: "creating",
@@ -75,13 +77,13 @@ describe("parseVmState", () => {
   it("refuses a state from a newer release, saying to upgrade", () => {
     const newer = { ...fixture("complete"), schemaVersion: VM_STATE_VERSION + 1 };
     expect(() => parseVmState(newer)).toThrow(PermanentError);
-    expect(() => parseVmState(newer)).toThrow(/VM 13220.*newer release\. Upgrade pulumi-proxmox/);
+    expect(() => parseVmState(newer)).toThrow(/VM 21177.*newer release\. Upgrade pulumi-proxmox/);
   });
 
   it("names the broken field of a damaged state instead of dumping the schema", () => {
     const damaged = { ...fixture("complete"), currentNode: 7 };
     expect(() => parseVmState(damaged)).toThrow(
-      /The stored state of VM 13220 cannot be read \(currentNode: .*\)/,
+      /The stored state of VM 21177 cannot be read \(currentNode: .*\)/,
     );
   });
 });
