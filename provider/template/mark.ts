@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { phaseSchema, readMarkOf, vmNameFor, type Phase } from "../identity";
+import { redactUrls } from "./redact";
 import { imageFormatOf, TEMPLATE_INPUT_KEYS, type TemplateInputs } from "./inputs";
 
 const templateMarkSchema = z.object({
@@ -63,7 +64,8 @@ export function templateMark(
     id: plan.identity,
     phase,
     node: inputs.node,
-    url: inputs.url,
+    // Anyone with VM.Audit reads the description: a pre-signed URL's query stays out of it.
+    url: redactUrls(inputs.url),
     image: plan.imageVolid,
   };
 }
