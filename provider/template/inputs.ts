@@ -61,6 +61,9 @@ const timeoutsSchema = z.strictObject({
   taskMs: z.number().int().positive().default(600_000),
 });
 
+/** Where the image is downloaded and the template's disk is made, unless the inputs say. */
+export const TEMPLATE_STORAGE_DEFAULTS = { importStorage: "local", storage: "local-lvm" } as const;
+
 const templateInputsSchema = z
   .strictObject({
     __provider: z.unknown().optional(),
@@ -72,8 +75,8 @@ const templateInputsSchema = z
       .optional(),
     checksumAlgorithm: z.enum(["sha256", "sha512"]).optional(),
     node: FIELDS.node.schema,
-    importStorage: FIELDS.storage.schema.default("local"),
-    storage: FIELDS.storage.schema.default("local-lvm"),
+    importStorage: FIELDS.storage.schema.default(TEMPLATE_STORAGE_DEFAULTS.importStorage),
+    storage: FIELDS.storage.schema.default(TEMPLATE_STORAGE_DEFAULTS.storage),
     name: FIELDS.name.schema.optional(),
     cores: FIELDS.cores.schema.default(1),
     memory: FIELDS.memory.schema.default(1024),
