@@ -34,6 +34,15 @@ export interface TemplatePlan {
   readonly imageVolid: string;
 }
 
+/** A downloaded image's file name: the prefix, the template's identity, the format. */
+const IMAGE_PREFIX = "pp-tmpl-";
+const IMAGE_VOLID = new RegExp(`:import/${IMAGE_PREFIX}([0-9a-f]{16})\\.(?:qcow2|raw|vmdk)$`);
+
+/** The identity of the template that downloaded `volid`; undefined for any other volume. */
+export function imageIdentityOf(volid: string): string | undefined {
+  return IMAGE_VOLID.exec(volid)?.[1];
+}
+
 export function planOf(inputs: TemplateInputs): TemplatePlan {
   const owner = inputs.identity;
   const canonical = JSON.stringify([
@@ -44,7 +53,7 @@ export function planOf(inputs: TemplateInputs): TemplatePlan {
     ...TEMPLATE_INPUT_KEYS.map((key) => inputs[key] ?? ""),
   ]);
   const identity = createHash("sha256").update(canonical).digest("hex").slice(0, 16);
-  const imageFile = `pp-tmpl-${identity}.${imageFormatOf(inputs.url) ?? "qcow2"}`;
+  const imageFile = `${IMAGE_PREFIX}${identity}.${imageFormatOf(inputs.url) ?? "qcow2"}`;
   return {
     identity,
     vmName: inputs.name ?? vmNameFor(owner, identity),

@@ -1,0 +1,152 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sweep, type SweepReport } from "../../cli/sweep";
+import { TEMPLATE_TYPE } from "../../cli/sweep-templates";
+import { closeSharedDispatchers } from "../../provider/api/dispatcher-registry";
+import { parseConnectionConfig, type ConnectionConfig } from "../../provider/config";
+import type { OperationContext } from "../../provider/context";
+import { buildContext } from "../../provider/runtime";
+import { createTemplate } from "../../provider/template/create";
+import { ensureImage } from "../../provider/template/download";
+import { checkTemplate, type TemplateInputs } from "../../provider/template/inputs";
+import { planOf } from "../../provider/template/mark";
+import type { TemplateState } from "../../provider/template/state";
+import { startSimulator, type Simulator } from "../../simulator";
+import { failure } from "../support/failure";
+import { IMPORT_STORAGES, serveImages, type ImageServer } from "../simulator/support/image-server";
+
+/**
+ * sweep over CloudImageTemplates, against the simulator: one template a state owns, one whose
+ * state was lost (with a linked clone), one a killed run left before its conversion, and an
+ * image a failed import left with no template.
+ */
+describe("sweep of templates and downloaded images", () => {
+  let sim: Simulator;
+  let images: ImageServer;
+  let ctx: OperationContext;
+  let connection: ConnectionConfig;
+  let dir: string;
+  let stateFile: string;
+  let owned: TemplateState;
+  let lost: TemplateState;
+  let unfinished: string;
+  let loose: string;
+
+  const inputs = (name: string) =>
+    checkTemplate({
+      identity: { project: "int", stack: "sweep", name },
+      url: `${images.url}/debian-12.qcow2`,
+      node: "pve1",
+    }).inputs as TemplateInputs;
+  const run = (apply: boolean): Promise<SweepReport> =>
+    sweep({ connection, stacks: [], stateFiles: [stateFile], apply });
+  const rows = (report: SweepReport) => report.items.map((i) => [i.action, i.kind, i.target]);
+  const importImages = () =>
+    sim.model
+      .volumes("pve1", "local")
+      .filter((v) => v.content === "import")
+      .map((v) => v.volid)
+      .sort();
+  const templateVmids = () => [...sim.model.vms.keys()].filter((id) => id >= 10_000).sort();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "sweep-templates-"));
+    sim = await startSimulator({ defaultTaskMs: 20, storages: IMPORT_STORAGES });
+    images = await serveImages({ "/debian-12.qcow2": Buffer.alloc(64 * 1024, 4) });
+    const config: Record<string, string> = {
+      "proxmox:endpoint": sim.url,
+      "proxmox:apiToken": sim.apiToken,
+      "proxmox:caCert": sim.caCertPem,
+    };
+    ctx = { ...buildContext({ get: (key) => config[key] }), progress: () => undefined };
+    connection = parseConnectionConfig(
+      { endpoint: sim.url, apiToken: sim.apiToken, caCert: sim.caCertPem },
+      { env: {} },
+    );
+
+    owned = await createTemplate(ctx, inputs("owned"));
+    lost = await createTemplate(ctx, inputs("lost"));
+    const clone = await ctx.api.cloneVm({
+      node: "pve1",
+      vmid: lost.vmid,
+      newid: 501,
+      name: "web-1",
+      full: false,
+    });
+    await ctx.waitForTask("pve1", clone, { budgetMs: 10_000, step: "clone" });
+    // A run killed before the conversion: a VM with the template mark in phase `creating`.
+    sim.faults.failTasks({ type: "qmtemplate" }, "simulated crash");
+    await failure(createTemplate(ctx, inputs("unfinished")));
+    unfinished = planOf(inputs("unfinished")).imageVolid;
+    // A run killed after the download, before the import: the image, and no VM naming it.
+    await ensureImage(ctx, inputs("loose"), planOf(inputs("loose")));
+    loose = planOf(inputs("loose")).imageVolid;
+
+    stateFile = path.join(dir, "state.json");
+    writeFileSync(
+      stateFile,
+      JSON.stringify({
+        deployment: { resources: [{ type: TEMPLATE_TYPE, inputs: {}, outputs: owned }] },
+      }),
+    );
+  });
+  afterAll(async () => {
+    await closeSharedDispatchers();
+    await sim.close();
+    await images.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("lists the lost and the unfinished template and the loose image, not what the state owns", async () => {
+    const vmids = templateVmids();
+    const report = await run(false);
+    const unfinishedVmid = vmids.find((id) => id !== owned.vmid && id !== lost.vmid);
+    expect(vmids).toHaveLength(3);
+    expect(rows(report)).toEqual([
+      ["orphan", "template", `template ${lost.vmid} on pve1 (${lost.vmName})`],
+      [
+        "orphan",
+        "template",
+        `template ${unfinishedVmid} on pve1 (${planOf(inputs("unfinished")).vmName})`,
+      ],
+      ["orphan", "image", loose],
+    ]);
+    expect(report.items[0]?.detail).toBe(`mark phase complete; image ${lost.imageVolid}`);
+    expect(report.items[1]?.detail).toBe(
+      `mark phase creating, not converted yet; image ${unfinished}`,
+    );
+    expect(report.items[2]?.detail).toBe("on local of node pve1; no template references it");
+    // A dry run: everything is still there.
+    expect(templateVmids()).toEqual(vmids);
+    expect(importImages()).toEqual([owned.imageVolid, lost.imageVolid, unfinished, loose].sort());
+  });
+
+  it("deletes in order with --apply, refusing the template a linked clone holds until it is gone", async () => {
+    const first = await run(true);
+    expect(first.items.map((i) => [i.action, i.kind])).toEqual([
+      ["skipped", "template"],
+      ["deleted", "template"],
+      ["deleted", "image"],
+    ]);
+    expect(first.items[0]?.detail).toContain("still has linked clones: VM 501 (web-1)");
+    expect(first.exitCode).toBe(0);
+    expect(templateVmids()).toEqual([owned.vmid, lost.vmid].sort());
+    expect(importImages()).toEqual([owned.imageVolid, lost.imageVolid].sort());
+
+    await ctx.waitForTask("pve1", await ctx.api.destroyVm("pve1", 501), {
+      budgetMs: 10_000,
+      step: "destroy clone",
+    });
+    const second = await run(true);
+    expect(rows(second)).toEqual([
+      ["deleted", "template", `template ${lost.vmid} on pve1 (${lost.vmName})`],
+    ]);
+    // What is left is what the state owns, unlocked; the next sweep finds nothing.
+    expect(templateVmids()).toEqual([owned.vmid]);
+    expect(sim.model.vms.get(owned.vmid)?.config["lock"]).toBeUndefined();
+    expect(importImages()).toEqual([owned.imageVolid]);
+    expect((await run(false)).items).toEqual([]);
+  });
+});
