@@ -9,6 +9,7 @@ import { hasCode } from "../provider/errors";
 import { checkTemplate, type TemplateInputs } from "../provider/template/inputs";
 import { imageIdentityOf, planOf, readTemplateMark } from "../provider/template/mark";
 import type { Deployment } from "./sweep-owners";
+import { findVolumes } from "./sweep-scan";
 
 export const TEMPLATE_TYPE = "pulumi-nodejs:dynamic/proxmox:CloudImageTemplate";
 
@@ -117,27 +118,8 @@ export interface TemplateImage {
 
 /** Every image a template downloaded, on every online node's import storages; a shared one once. */
 export async function templateImages(api: ProxmoxApi): Promise<TemplateImage[]> {
-  const found = new Map<string, TemplateImage>();
-  for (const node of await api.nodes()) {
-    if (node.status !== "online") continue;
-    for (const storage of await api.nodeStorages(node.node)) {
-      if (!storage.content.includes("import") || !storage.enabled || !storage.active) continue;
-      for (const volume of await api.storageContent(node.node, storage.storage, "import")) {
-        const identity = imageIdentityOf(volume.volid);
-        if (identity === undefined) continue;
-        const key = storage.shared ? volume.volid : `${node.node}/${volume.volid}`;
-        if (!found.has(key)) {
-          found.set(key, {
-            volid: volume.volid,
-            node: node.node,
-            storage: storage.storage,
-            identity,
-          });
-        }
-      }
-    }
-  }
-  return [...found.values()].sort(
-    (a, b) => a.volid.localeCompare(b.volid) || a.node.localeCompare(b.node),
-  );
+  return findVolumes(api, "import", (volid) => {
+    const identity = imageIdentityOf(volid);
+    return identity === undefined ? undefined : { identity };
+  });
 }

@@ -42,7 +42,13 @@ describe("sweep of templates and downloaded images", () => {
     }).inputs as TemplateInputs;
   const run = (apply: boolean): Promise<SweepReport> =>
     sweep({ connection, stacks: [], stateFiles: [stateFile], apply });
-  const rows = (report: SweepReport) => report.items.map((i) => [i.action, i.kind, i.target]);
+  /** The report's rows as [action, kind, target], in a fixed order (VMIDs follow the hashes). */
+  const rows = (report: SweepReport) =>
+    report.items.map((i) => [i.action, i.kind, i.target]).sort(byTarget);
+  const byTarget = (a: unknown[], b: unknown[]) =>
+    `${String(a[1])} ${String(a[2])}`.localeCompare(`${String(b[1])} ${String(b[2])}`);
+  const detailOf = (report: SweepReport, target: string) =>
+    report.items.find((i) => i.target.includes(target))?.detail;
   const importImages = () =>
     sim.model
       .volumes("pve1", "local")
@@ -104,33 +110,38 @@ describe("sweep of templates and downloaded images", () => {
     const report = await run(false);
     const unfinishedVmid = vmids.find((id) => id !== owned.vmid && id !== lost.vmid);
     expect(vmids).toHaveLength(3);
-    expect(rows(report)).toEqual([
-      ["orphan", "template", `template ${lost.vmid} on pve1 (${lost.vmName})`],
+    const unfinishedName = planOf(inputs("unfinished")).vmName;
+    expect(rows(report)).toEqual(
       [
-        "orphan",
-        "template",
-        `template ${unfinishedVmid} on pve1 (${planOf(inputs("unfinished")).vmName})`,
-      ],
-      ["orphan", "image", loose],
-    ]);
-    expect(report.items[0]?.detail).toBe(`mark phase complete; image ${lost.imageVolid}`);
-    expect(report.items[1]?.detail).toBe(
+        ["orphan", "template", `template ${lost.vmid} on pve1 (${lost.vmName})`],
+        ["orphan", "template", `template ${unfinishedVmid} on pve1 (${unfinishedName})`],
+        ["orphan", "image", loose],
+      ].sort(byTarget),
+    );
+    expect(detailOf(report, lost.vmName)).toBe(`mark phase complete; image ${lost.imageVolid}`);
+    expect(detailOf(report, unfinishedName)).toBe(
       `mark phase creating, not converted yet; image ${unfinished}`,
     );
-    expect(report.items[2]?.detail).toBe("on local of node pve1; no template references it");
+    expect(detailOf(report, loose)).toBe("on local of node pve1; no template references it");
     // A dry run: everything is still there.
     expect(templateVmids()).toEqual(vmids);
     expect(importImages()).toEqual([owned.imageVolid, lost.imageVolid, unfinished, loose].sort());
   });
 
   it("deletes in order with --apply, refusing the template a linked clone holds until it is gone", async () => {
+    const unfinishedName = planOf(inputs("unfinished")).vmName;
+    const unfinishedVmid = [...sim.model.vms].find(
+      ([, vm]) => vm.config["name"] === unfinishedName,
+    )?.[0];
     const first = await run(true);
-    expect(first.items.map((i) => [i.action, i.kind])).toEqual([
-      ["skipped", "template"],
-      ["deleted", "template"],
-      ["deleted", "image"],
-    ]);
-    expect(first.items[0]?.detail).toContain("still has linked clones: VM 501 (web-1)");
+    expect(rows(first)).toEqual(
+      [
+        ["skipped", "template", `template ${lost.vmid} on pve1 (${lost.vmName})`],
+        ["deleted", "template", `template ${unfinishedVmid} on pve1 (${unfinishedName})`],
+        ["deleted", "image", loose],
+      ].sort(byTarget),
+    );
+    expect(detailOf(first, lost.vmName)).toContain("still has linked clones: VM 501 (web-1)");
     expect(first.exitCode).toBe(0);
     expect(templateVmids()).toEqual([owned.vmid, lost.vmid].sort());
     expect(importImages()).toEqual([owned.imageVolid, lost.imageVolid].sort());
