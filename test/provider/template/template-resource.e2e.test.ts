@@ -76,6 +76,7 @@ describe("CloudImageTemplate with a pre-signed URL, through the real engine", ()
     expect(failed.stdout + failed.stderr).not.toContain("5ecret");
     expect(images.requests).toEqual([`/debian-12.qcow2?${SIGNATURE}&X-Amz-Expires=900`]);
     expect(imagesLeft()).toEqual([]);
+    expect(templatesLeft()).toEqual([]);
 
     write(program(url(SIGNATURE), SHA256));
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
@@ -104,7 +105,10 @@ describe("CloudImageTemplate with a pre-signed URL, through the real engine", ()
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
     expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
     expect(destroy.stdout + destroy.stderr).not.toContain("5ecret");
+    // The next look finds nothing: no VM or template in the range, no image, no lock.
     expect(templatesLeft()).toEqual([]);
+    expect([...sim.model.vms.keys()].filter((vmid) => vmid >= 10_000)).toEqual([]);
+    expect([...sim.model.vms.values()].filter((vm) => vm.config["lock"])).toEqual([]);
     expect(imagesLeft()).toEqual([]);
     await untilNoneLeft(engine.marker);
   });
