@@ -24,6 +24,9 @@ const FORMAT_OF_EXTENSION: Readonly<Record<string, "qcow2" | "raw" | "vmdk">> = 
   vmdk: "vmdk",
 };
 
+/** The formats a downloaded image is stored as (its file's extension). */
+export const IMAGE_FORMATS = [...new Set(Object.values(FORMAT_OF_EXTENSION))];
+
 /** PVE decompresses only `iso` content: a compressed disk image cannot be imported. */
 const COMPRESSED = /\.(gz|xz|zst|bz2|lzo|zip|tgz)$/i;
 

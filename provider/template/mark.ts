@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { phaseSchema, readMarkOf, vmNameFor, type Phase } from "../identity";
 import { redactUrls } from "./redact";
-import { imageFormatOf, TEMPLATE_INPUT_KEYS, type TemplateInputs } from "./inputs";
+import { IMAGE_FORMATS, imageFormatOf, TEMPLATE_INPUT_KEYS, type TemplateInputs } from "./inputs";
 
 const templateMarkSchema = z.object({
   v: z.literal(1),
@@ -36,7 +36,9 @@ export interface TemplatePlan {
 
 /** A downloaded image's file name: the prefix, the template's identity, the format. */
 const IMAGE_PREFIX = "pp-tmpl-";
-const IMAGE_VOLID = new RegExp(`:import/${IMAGE_PREFIX}([0-9a-f]{16})\\.(?:qcow2|raw|vmdk)$`);
+const IMAGE_VOLID = new RegExp(
+  `:import/${IMAGE_PREFIX}([0-9a-f]{16})\\.(?:${IMAGE_FORMATS.join("|")})$`,
+);
 
 /** The identity of the template that downloaded `volid`; undefined for any other volume. */
 export function imageIdentityOf(volid: string): string | undefined {
