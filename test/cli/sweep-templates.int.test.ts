@@ -160,4 +160,50 @@ describe("sweep of templates and downloaded images", () => {
     expect(importImages()).toEqual([owned.imageVolid]);
     expect((await run(false)).items).toEqual([]);
   });
+
+  it("names an interrupted run's image, and skips a locked template until its lock is gone", async () => {
+    // A run killed mid-download of "killed": the state holds only its pending create.
+    await ensureImage(ctx, inputs("killed"), planOf(inputs("killed")));
+    const busy = await createTemplate(ctx, inputs("busy"));
+    sim.faults.setConfig(busy.vmid, { lock: "backup" });
+    const pendingFile = path.join(dir, "pending.json");
+    const killed = { type: TEMPLATE_TYPE, inputs: inputs("killed") };
+    writeFileSync(
+      pendingFile,
+      JSON.stringify({
+        deployment: {
+          resources: [{ type: TEMPLATE_TYPE, inputs: {}, outputs: owned }],
+          pending_operations: [{ type: "creating", resource: killed }],
+        },
+      }),
+    );
+    const sweepWith = (apply: boolean) =>
+      sweep({ connection, stacks: [], stateFiles: [pendingFile], apply });
+
+    const listed = await sweepWith(false);
+    const killedImage = planOf(inputs("killed")).imageVolid;
+    expect(detailOf(listed, killedImage)).toBe(
+      "on local of node pve1; no template references it, " +
+        "orphan of an interrupted run (only a pending create holds it)",
+    );
+
+    const applied = await sweepWith(true);
+    expect(rows(applied)).toEqual(
+      [
+        ["deleted", "image", killedImage],
+        ["skipped", "template", `template ${busy.vmid} on pve1 (${busy.vmName})`],
+      ].sort(byTarget),
+    );
+    expect(detailOf(applied, busy.vmName)).toBe(
+      "locked (backup): a task may still run on it; sweep again later",
+    );
+    expect(templateVmids()).toEqual([owned.vmid, busy.vmid].sort());
+
+    sim.faults.setConfig(busy.vmid, { lock: null });
+    expect(rows(await sweepWith(true))).toEqual([
+      ["deleted", "template", `template ${busy.vmid} on pve1 (${busy.vmName})`],
+    ]);
+    expect(templateVmids()).toEqual([owned.vmid]);
+    expect(importImages()).toEqual([owned.imageVolid]);
+  });
 });
