@@ -327,7 +327,8 @@ describe("doctor for a CloudImageTemplate (--import-storage)", () => {
   let sim: Simulator;
   let images: ImageServer;
   beforeAll(async () => {
-    sim = await startSimulator({ defaultTaskMs: 20, storages: IMPORT_STORAGES });
+    // Templates need 8.4 or later: pinned, whatever PVE_SIM_VERSION the suite runs under.
+    sim = await startSimulator({ pveVersion: "8.4", defaultTaskMs: 20, storages: IMPORT_STORAGES });
     images = await serveImages({ "/debian-12.qcow2": IMAGE });
   });
   afterAll(async () => {
@@ -447,6 +448,33 @@ describe("doctor for a CloudImageTemplate (--import-storage)", () => {
       );
     } finally {
       await plain.close();
+    }
+  });
+
+  it("takes --import-storage on the command line and prints the template's rows and role", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pp-doctor-tmpl-"));
+    try {
+      fs.writeFileSync(path.join(dir, "ca.pem"), sim.caCertPem);
+      fs.writeFileSync(path.join(dir, "token"), sim.apiToken);
+      let stdout = "";
+      const code = await main(
+        [
+          "doctor",
+          ...["--endpoint", sim.url, "--ca-cert", path.join(dir, "ca.pem")],
+          ...["--api-token-file", path.join(dir, "token")],
+          ...["--import-storage", "local", "--node", "pve1"],
+        ],
+        { stdout: (t) => void (stdout += t), stderr: () => undefined },
+      );
+      expect(stdout).toMatch(/ok\s+cloud-image import\s+PVE 8\.4\.1 imports qcow2, raw and vmdk/);
+      expect(stdout).toMatch(/ok\s+import storage local on pve1\s+dir, accepts import/);
+      expect(stdout).toMatch(/ok\s+Sys\.AccessNetwork on \/nodes\/pve1\s+let PVE fetch/);
+      expect(stdout).toContain(
+        "pveum acl modify /storage/local -token 'root@pam!ci' -role PulumiProxmox",
+      );
+      expect(code).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -59,7 +59,8 @@ describe("sweep of templates and downloaded images", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "sweep-templates-"));
-    sim = await startSimulator({ defaultTaskMs: 20, storages: IMPORT_STORAGES });
+    // Templates need 8.4 or later: pinned, whatever PVE_SIM_VERSION the suite runs under.
+    sim = await startSimulator({ pveVersion: "8.4", defaultTaskMs: 20, storages: IMPORT_STORAGES });
     images = await serveImages({ "/debian-12.qcow2": Buffer.alloc(64 * 1024, 4) });
     const config: Record<string, string> = {
       "proxmox:endpoint": sim.url,

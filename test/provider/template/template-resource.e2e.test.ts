@@ -37,7 +37,8 @@ describe("CloudImageTemplate with a pre-signed URL, through the real engine", ()
   beforeEach(async () => {
     engine = engineEnv();
     images = await serveImages({ "/debian-12.qcow2": IMAGE });
-    sim = await startSimulator({ defaultTaskMs: 20, storages: IMPORT_STORAGES });
+    // Templates need 8.4 or later: pinned, whatever PVE_SIM_VERSION the suite runs under.
+    sim = await startSimulator({ pveVersion: "8.4", defaultTaskMs: 20, storages: IMPORT_STORAGES });
   });
   afterEach(async () => {
     engine.cleanup();
