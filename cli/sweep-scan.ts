@@ -3,7 +3,7 @@
  * and seed ISOs named `pp-<owner>-<hash>.iso`. Read-only.
  */
 import { readFileSync } from "node:fs";
-import type { ProxmoxApi } from "../provider/api/proxmox-api";
+import type { ProxmoxApi, VmConfig } from "../provider/api/proxmox-api";
 import { hasCode } from "../provider/errors";
 import { readMark } from "../provider/identity";
 import { parseSeedName } from "../provider/seed/seed-name";
@@ -36,19 +36,28 @@ export interface VmScan {
   readonly attached: Set<string>;
 }
 
+/** A VM's config, or undefined when it is gone since the listing. */
+export async function configUnlessGone(
+  api: ProxmoxApi,
+  node: string,
+  vmid: number,
+): Promise<VmConfig | undefined> {
+  try {
+    return await api.vmConfig(node, vmid);
+  } catch (error) {
+    if (hasCode(error, "NOT_FOUND")) return undefined;
+    throw error;
+  }
+}
+
 /** One pass over the VMs' configs: the marked VMs, and which ISOs any VM has attached. */
 export async function scanVms(api: ProxmoxApi): Promise<VmScan> {
   const out: MarkedVm[] = [];
   const attached = new Set<string>();
   for (const row of await api.clusterVms()) {
     if (row.type !== "qemu" || row.template === true) continue;
-    let config;
-    try {
-      config = await api.vmConfig(row.node, row.vmid);
-    } catch (error) {
-      if (hasCode(error, "NOT_FOUND")) continue; // gone since the listing
-      throw error;
-    }
+    const config = await configUnlessGone(api, row.node, row.vmid);
+    if (config === undefined) continue;
     for (const value of Object.values(config)) {
       const volid = typeof value === "string" ? value.split(",")[0] : undefined;
       if (volid !== undefined && /^[^:,\s]+:iso\//.test(volid)) attached.add(volid);

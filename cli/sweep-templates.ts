@@ -5,11 +5,10 @@
  * content). Read-only.
  */
 import type { ProxmoxApi } from "../provider/api/proxmox-api";
-import { hasCode } from "../provider/errors";
 import { checkTemplate, type TemplateInputs } from "../provider/template/inputs";
 import { imageIdentityOf, planOf, readTemplateMark } from "../provider/template/mark";
 import type { Deployment } from "./sweep-owners";
-import { findVolumes } from "./sweep-scan";
+import { configUnlessGone, findVolumes } from "./sweep-scan";
 
 export const TEMPLATE_TYPE = "pulumi-nodejs:dynamic/proxmox:CloudImageTemplate";
 
@@ -71,13 +70,8 @@ export async function scanTemplates(api: ProxmoxApi): Promise<MarkedTemplate[]> 
   const out: MarkedTemplate[] = [];
   for (const row of await api.clusterVms()) {
     if (row.type !== "qemu") continue;
-    let config;
-    try {
-      config = await api.vmConfig(row.node, row.vmid);
-    } catch (error) {
-      if (hasCode(error, "NOT_FOUND")) continue; // gone since the listing
-      throw error;
-    }
+    const config = await configUnlessGone(api, row.node, row.vmid);
+    if (config === undefined) continue;
     const mark = readTemplateMark(config.description);
     if (mark === undefined || !isTemplateItself(config.template === true, mark.phase, config)) {
       continue;
