@@ -92,11 +92,11 @@ export function requirements(input: RequirementInput): Requirement[] {
 }
 
 /**
- * What a CloudImageTemplate adds: the download (`download-url` in pve-storage's
- * `API2/Storage/Status.pm`: Datastore.AllocateTemplate on the storage, and Sys.AccessNetwork on
- * the node or Sys.Audit + Sys.Modify on `/`), the import (qemu-server reads the `import` volume
- * with Datastore.Audit or Datastore.AllocateSpace on its storage), the template's disk, and the
- * image's delete. The disk storage's row is left out when the clones already need it.
+ * What a CloudImageTemplate adds: the download (PVE's `download-url` checks
+ * Datastore.AllocateTemplate on the storage, and Sys.AccessNetwork on the node or Sys.Audit +
+ * Sys.Modify on `/`), the import (reading an `import` volume takes Datastore.Audit or
+ * Datastore.AllocateSpace on its storage), the template's disk, and the image's delete. The disk
+ * storage's row is left out when the clones already need it.
  */
 function cloudImageRequirements(
   input: RequirementInput,
