@@ -11,6 +11,11 @@ export interface Requirement {
   readonly privilege: string;
   readonly path: string;
   readonly why: string;
+  /**
+   * A broader grant PVE accepts instead (its check's `or`): every privilege listed, on `path`.
+   * The role recommends the narrower `privilege`; a token holding this passes too.
+   */
+  readonly alternative?: { readonly privileges: readonly string[]; readonly path: string };
 }
 
 export interface RequirementInput {
@@ -23,6 +28,8 @@ export interface RequirementInput {
   readonly pools?: readonly string[] | undefined;
   /** PVE's major version: SDN.Use from 8, the guest-agent privileges from 9. */
   readonly pveMajor: number;
+  /** The storages of a CloudImageTemplate the program makes on `nodes`, when it makes one. */
+  readonly cloudImage?: { readonly importStorage: string; readonly storage: string } | undefined;
 }
 
 /** The name of the role `doctor` tells the admin to create. */
@@ -37,7 +44,13 @@ export function requirements(input: RequirementInput): Requirement[] {
     add("VM.Clone", template, "clone the template");
   }
   // New VMIDs are not known in advance: the privileges must propagate from /vms.
-  add("VM.Allocate", "/vms", "create (clone into) and destroy VMs");
+  add(
+    "VM.Allocate",
+    "/vms",
+    input.cloudImage === undefined
+      ? "create (clone into) and destroy VMs"
+      : "create (clone into) and destroy VMs; create the template's VM and convert it",
+  );
   add("VM.Audit", "/vms", "list and read VMs (refresh, delete, sweep)");
   add("VM.Config.CPU", "/vms", "set cores");
   add("VM.Config.Memory", "/vms", "set memory");
@@ -80,6 +93,46 @@ export function requirements(input: RequirementInput): Requirement[] {
   for (const pool of input.pools ?? []) {
     add("Pool.Allocate", `/pool/${pool}`, `move VMs into and out of pool ${pool}`);
   }
+  if (input.cloudImage !== undefined) out.push(...cloudImageRequirements(input, input.cloudImage));
+  return out;
+}
+
+/**
+ * What a CloudImageTemplate adds: the download (PVE's `download-url` checks
+ * Datastore.AllocateTemplate on the storage, and Sys.AccessNetwork on the node or Sys.Audit +
+ * Sys.Modify on `/`), the import (reading an `import` volume takes Datastore.Audit or
+ * Datastore.AllocateSpace on its storage), the template's disk, and the image's delete. The disk
+ * storage's row is left out when the clones already need it.
+ */
+function cloudImageRequirements(
+  input: RequirementInput,
+  storages: { readonly importStorage: string; readonly storage: string },
+): Requirement[] {
+  const image = `/storage/${storages.importStorage}`;
+  const out: Requirement[] = [
+    { privilege: "Datastore.AllocateTemplate", path: image, why: "download the cloud image" },
+    {
+      privilege: "Datastore.Audit|Datastore.AllocateSpace",
+      path: image,
+      why: "list the downloaded image and import it into the template's disk",
+    },
+    { privilege: "Datastore.Allocate", path: image, why: "delete the downloaded image" },
+  ];
+  if (!input.diskStorages.includes(storages.storage)) {
+    out.push({
+      privilege: "Datastore.AllocateSpace",
+      path: `/storage/${storages.storage}`,
+      why: "allocate the template's disk",
+    });
+  }
+  for (const node of input.nodes) {
+    out.push({
+      privilege: "Sys.AccessNetwork",
+      path: `/nodes/${node}`,
+      why: "let PVE fetch the image's URL (download-url)",
+      alternative: { privileges: ["Sys.Audit", "Sys.Modify"], path: "/" },
+    });
+  }
   return out;
 }
 
@@ -107,7 +160,11 @@ export function privilegesOn(permissions: Permissions, path: string): Set<string
 /** Whether the token satisfies one requirement (any of a `|` list). */
 export function satisfied(permissions: Permissions, requirement: Requirement): boolean {
   const have = privilegesOn(permissions, requirement.path);
-  return requirement.privilege.split("|").some((privilege) => have.has(privilege));
+  if (requirement.privilege.split("|").some((privilege) => have.has(privilege))) return true;
+  const alternative = requirement.alternative;
+  if (alternative === undefined) return false;
+  const broader = privilegesOn(permissions, alternative.path);
+  return alternative.privileges.every((privilege) => broader.has(privilege));
 }
 
 /**

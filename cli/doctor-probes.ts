@@ -130,15 +130,18 @@ export async function probeNodes(
   return storages;
 }
 
+/** What a storage of each content type is for, as the check's name says it. */
+const STORAGE_ROLE = { images: "disk", iso: "ISO", import: "import" } as const;
+
 /** The storage exists on the node, is enabled and active, and accepts `content`. */
 export function checkStorage(
   node: string,
   storages: readonly NodeStorage[],
   storage: string,
-  content: "images" | "iso",
+  content: keyof typeof STORAGE_ROLE,
   checks: DoctorCheck[],
 ): NodeStorage | undefined {
-  const name = `${content === "iso" ? "ISO" : "disk"} storage ${storage} on ${node}`;
+  const name = `${STORAGE_ROLE[content]} storage ${storage} on ${node}`;
   const found = storages.find((s) => s.storage === storage);
   const problem =
     found === undefined

@@ -8,15 +8,10 @@ import { HttpProxmoxApi } from "../provider/api/http-api";
 import type { Permissions, ProxmoxApi } from "../provider/api/proxmox-api";
 import type { ConnectionConfig } from "../provider/config";
 import { hasCode } from "../provider/errors";
-import {
-  CONNECTION_FLAGS,
-  CONNECTION_HELP,
-  connectionFrom,
-  parseFlags,
-  required,
-  type Io,
-} from "./args";
-import { requirements, roleCommands, satisfied } from "./doctor-privileges";
+import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
+import { IMPORT_MIN_RELEASE, importsDiskImages } from "../provider/template/preflight";
+import { TEMPLATE_STORAGE_DEFAULTS } from "../provider/template/inputs";
+import { requirements, roleCommands, satisfied, type Requirement } from "./doctor-privileges";
 import {
   checkClock,
   checkStorage,
@@ -24,14 +19,19 @@ import {
   probeTemplate,
   type DoctorCheck,
 } from "./doctor-probes";
-import { writeReport, type ExitCode } from "./report";
+import { UsageError, writeReport, type ExitCode } from "./report";
 
 export type { DoctorCheck } from "./doctor-probes";
 
 export interface DoctorOptions {
   readonly connection: ConnectionConfig;
-  /** The template to clone: VMID or name. */
-  readonly template: string;
+  /** The template to clone: VMID or name; optional when `importStorage` is given. */
+  readonly template?: string | undefined;
+  /**
+   * The import storage of a CloudImageTemplate the program makes on the target nodes: doctor
+   * then checks what a template needs (release, import and disk storages, privileges).
+   */
+  readonly importStorage?: string | undefined;
   /** Nodes VMs will be placed on; default: the template's node. */
   readonly nodes?: readonly string[] | undefined;
   /** Disk storage for the clones; default: the template's disk storages. */
@@ -90,7 +90,16 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   }
   const pveMajor = Number.parseInt(version.release, 10) || 8;
 
-  const template = await probeTemplate(api, options.template, checks);
+  const cloudImage =
+    options.importStorage === undefined
+      ? undefined
+      : {
+          importStorage: options.importStorage,
+          storage: options.storage ?? TEMPLATE_STORAGE_DEFAULTS.storage,
+        };
+  if (cloudImage !== undefined) checkImportRelease(version.version, checks);
+  const template =
+    options.template === undefined ? undefined : await probeTemplate(api, options.template, checks);
   const nodes = options.nodes?.length ? [...options.nodes] : template ? [template.node] : [];
   if (nodes.length === 0) {
     checks.push({
@@ -102,10 +111,15 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   }
   const storagesByNode = await probeNodes(api, nodes, checks);
   const isoStorage = options.isoStorage ?? "local";
-  const diskStorages = options.storage ? [options.storage] : (template?.diskStorages ?? []);
+  const diskStorages = options.storage
+    ? [options.storage]
+    : (template?.diskStorages ?? (cloudImage ? [cloudImage.storage] : []));
   for (const [node, storages] of storagesByNode) {
     for (const storage of diskStorages) checkStorage(node, storages, storage, "images", checks);
     checkStorage(node, storages, isoStorage, "iso", checks);
+    if (cloudImage !== undefined) {
+      checkStorage(node, storages, cloudImage.importStorage, "import", checks);
+    }
   }
   if (template && nodes.some((node) => node !== template.node) && diskStorages.length > 0) {
     // A clone onto another node needs every template volume on shared storage.
@@ -123,15 +137,16 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     }
   }
 
+  const byVmid = options.template !== undefined && /^\d+$/.test(options.template);
   const needs = requirements({
-    templateVmid:
-      template?.vmid ?? (/^\d+$/.test(options.template) ? Number(options.template) : undefined),
+    templateVmid: template?.vmid ?? (byVmid ? Number(options.template) : undefined),
     diskStorages,
     isoStorage,
     bridges: [...new Set([...(options.bridges ?? ["vmbr0"]), ...(template?.bridges ?? [])])],
     nodes: [...new Set([...nodes, ...(template ? [template.node] : [])])],
     pools: options.pools,
     pveMajor,
+    cloudImage,
   });
   let permissions: Permissions | undefined;
   try {
@@ -151,12 +166,34 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
         area: "privilege",
         name: `${need.privilege} on ${need.path}`,
         status: ok ? "ok" : "fail",
-        detail: ok ? need.why : `missing: needed to ${need.why}`,
+        detail: ok ? need.why : `missing: needed to ${need.why}${orElse(need)}`,
       });
     }
   }
   await checkClock(connection, checks);
   return done(version.version, roleCommands(needs, connection.tokenId));
+}
+
+/** How a requirement with a broader alternative says so: ` (or Sys.Audit + Sys.Modify on /)`. */
+function orElse(need: Requirement): string {
+  const alternative = need.alternative;
+  return alternative === undefined
+    ? ""
+    : ` (or ${alternative.privileges.join(" + ")} on ${alternative.path})`;
+}
+
+/** A CloudImageTemplate imports qcow2/raw/vmdk over the API only from PVE 8.4 on. */
+function checkImportRelease(version: string, checks: DoctorCheck[]): void {
+  const min = `${IMPORT_MIN_RELEASE.major}.${IMPORT_MIN_RELEASE.minor}`;
+  const ok = importsDiskImages(version);
+  checks.push({
+    area: "template",
+    name: "cloud-image import",
+    status: ok ? "ok" : "fail",
+    detail: ok
+      ? `PVE ${version} imports qcow2, raw and vmdk images`
+      : `PVE ${version} cannot import a disk image over the API: CloudImageTemplate needs PVE ${min} or later`,
+  });
 }
 
 /** The table and the closing lines. */
@@ -188,14 +225,17 @@ function formatDoctor(report: DoctorReport): string {
   return `${lines.join("\n")}\n`;
 }
 
-const HELP = `Usage: pulumi-proxmox doctor --template VMID|NAME [flags]
+const HELP = `Usage: pulumi-proxmox doctor (--template VMID|NAME | --import-storage ID --node NODE) [flags]
 
 Checks the endpoint, the token, every privilege the provider needs, the template, the storages,
 the nodes and the clock. Exit 0 when nothing failed, 1 otherwise.
 
-  --template VMID|NAME    the template VMs are cloned from; required
+  --template VMID|NAME    the template VMs are cloned from
+  --import-storage ID     the program makes a CloudImageTemplate downloading into this storage:
+                          also check the release, the import storage and the privileges it needs
   --node NODE             a node VMs are placed on (repeatable; default: the template's)
-  --storage ID            disk storage for the clones (default: the template's)
+  --storage ID            disk storage for the clones and a CloudImageTemplate's disk (default:
+                          the template's, or ${TEMPLATE_STORAGE_DEFAULTS.storage} for a CloudImageTemplate)
   --iso-storage ID        storage for the seed ISOs (default: local)
   --bridge NAME           a bridge the VMs use (repeatable; default: vmbr0)
   --pool NAME             a resource pool the VMs are put in (repeatable)
@@ -207,6 +247,7 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
   const { values } = parseFlags(argv, {
     ...CONNECTION_FLAGS,
     template: { type: "string" },
+    "import-storage": { type: "string" },
     node: { type: "string", multiple: true },
     storage: { type: "string" },
     "iso-storage": { type: "string" },
@@ -219,9 +260,17 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
     io.stdout(`${HELP}\n`);
     return 0;
   }
+  if (values.template === undefined && values["import-storage"] === undefined) {
+    throw new UsageError(
+      "--template is required (the template VMs are cloned from), or --import-storage when " +
+        "the program makes the template with CloudImageTemplate",
+    );
+  }
   const report = await doctor({
     connection: connectionFrom(values),
-    template: required(values.template, "template"),
+    // The template exists already, or the program makes it from a cloud image.
+    template: values.template,
+    importStorage: values["import-storage"],
     nodes: values.node,
     storage: values.storage,
     isoStorage: values["iso-storage"],

@@ -11,6 +11,7 @@
 import { readFileSync } from "node:fs";
 import { identityOfInputs } from "../provider/entry";
 import { selectStack, type StackSelection } from "./automation";
+import { templateOwners, type TemplateOwners } from "./sweep-templates";
 
 export const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
@@ -72,6 +73,8 @@ export interface Owners {
   readonly owned: Set<string>;
   /** Identities only a pending create of some given state holds: an interrupted run's. */
   readonly interrupted: Set<string>;
+  /** The same for the states' CloudImageTemplates. */
+  readonly templates: TemplateOwners;
 }
 
 /** Reads every state; rejects if any cannot be read. */
@@ -87,7 +90,7 @@ export async function readOwners(sources: OwnerSources): Promise<Owners> {
   const interrupted = new Set(
     states.flatMap((state) => [...pendingCreateIdentitiesIn(state)]).filter((id) => !owned.has(id)),
   );
-  return { owned, interrupted };
+  return { owned, interrupted, templates: templateOwners(states) };
 }
 
 /** The identities the given states own (their resources; pending creates do not count). */

@@ -3,7 +3,7 @@
  * and seed ISOs named `pp-<owner>-<hash>.iso`. Read-only.
  */
 import { readFileSync } from "node:fs";
-import type { ProxmoxApi } from "../provider/api/proxmox-api";
+import type { ProxmoxApi, VmConfig } from "../provider/api/proxmox-api";
 import { hasCode } from "../provider/errors";
 import { readMark } from "../provider/identity";
 import { parseSeedName } from "../provider/seed/seed-name";
@@ -36,19 +36,28 @@ export interface VmScan {
   readonly attached: Set<string>;
 }
 
+/** A VM's config, or undefined when it is gone since the listing. */
+export async function configUnlessGone(
+  api: ProxmoxApi,
+  node: string,
+  vmid: number,
+): Promise<VmConfig | undefined> {
+  try {
+    return await api.vmConfig(node, vmid);
+  } catch (error) {
+    if (hasCode(error, "NOT_FOUND")) return undefined;
+    throw error;
+  }
+}
+
 /** One pass over the VMs' configs: the marked VMs, and which ISOs any VM has attached. */
 export async function scanVms(api: ProxmoxApi): Promise<VmScan> {
   const out: MarkedVm[] = [];
   const attached = new Set<string>();
   for (const row of await api.clusterVms()) {
     if (row.type !== "qemu" || row.template === true) continue;
-    let config;
-    try {
-      config = await api.vmConfig(row.node, row.vmid);
-    } catch (error) {
-      if (hasCode(error, "NOT_FOUND")) continue; // gone since the listing
-      throw error;
-    }
+    const config = await configUnlessGone(api, row.node, row.vmid);
+    if (config === undefined) continue;
     for (const value of Object.values(config)) {
       const volid = typeof value === "string" ? value.split(",")[0] : undefined;
       if (volid !== undefined && /^[^:,\s]+:iso\//.test(volid)) attached.add(volid);
@@ -68,23 +77,38 @@ export async function scanVms(api: ProxmoxApi): Promise<VmScan> {
   return { marked: out.sort((a, b) => a.vmid - b.vmid), attached };
 }
 
-/** Every seed ISO on every online node's ISO storages; a shared storage is listed once. */
-export async function seedIsos(api: ProxmoxApi): Promise<SeedIso[]> {
-  const found = new Map<string, SeedIso>();
+/** Where a volume was found: its volid, a node that lists it, and the storage. */
+export interface FoundVolume {
+  readonly volid: string;
+  readonly node: string;
+  readonly storage: string;
+}
+
+/**
+ * Every volume of `content` that `recognise` names (by returning its facts) on every online
+ * node's enabled and active storages of that content; a shared storage is listed once. Sorted by
+ * volid, then node.
+ */
+export async function findVolumes<T extends object>(
+  api: ProxmoxApi,
+  content: string,
+  recognise: (volid: string) => T | undefined,
+): Promise<(FoundVolume & T)[]> {
+  const found = new Map<string, FoundVolume & T>();
   for (const node of await api.nodes()) {
     if (node.status !== "online") continue;
     for (const storage of await api.nodeStorages(node.node)) {
-      if (!storage.content.includes("iso") || !storage.enabled || !storage.active) continue;
-      for (const volume of await api.storageContent(node.node, storage.storage, "iso")) {
-        const seed = parseSeedName(volume.volid);
-        if (seed === undefined) continue;
+      if (!storage.content.includes(content) || !storage.enabled || !storage.active) continue;
+      for (const volume of await api.storageContent(node.node, storage.storage, content)) {
+        const facts = recognise(volume.volid);
+        if (facts === undefined) continue;
         const key = storage.shared ? volume.volid : `${node.node}/${volume.volid}`;
         if (!found.has(key)) {
           found.set(key, {
+            ...facts,
             volid: volume.volid,
             node: node.node,
             storage: storage.storage,
-            owner: seed.owner,
           });
         }
       }
@@ -93,6 +117,14 @@ export async function seedIsos(api: ProxmoxApi): Promise<SeedIso[]> {
   return [...found.values()].sort(
     (a, b) => a.volid.localeCompare(b.volid) || a.node.localeCompare(b.node),
   );
+}
+
+/** Every seed ISO on every online node's ISO storages; a shared storage is listed once. */
+export async function seedIsos(api: ProxmoxApi): Promise<SeedIso[]> {
+  return findVolumes(api, "iso", (volid) => {
+    const seed = parseSeedName(volid);
+    return seed === undefined ? undefined : { owner: seed.owner };
+  });
 }
 
 /** What the states say about seeds: the ones their resources record, and who is mid-operation. */

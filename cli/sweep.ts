@@ -1,8 +1,10 @@
 /**
- * `pulumi-proxmox sweep`: lists the VMs and seed ISOs that carry this package's mark but that no
- * given stack's state owns — the leftovers of killed runs or lost state — and, with `--apply`,
- * removes them with the provider's own ordered delete (stop → seeds → destroy). A VM without the
- * mark, or whose identity a given state holds, is never touched.
+ * `pulumi-proxmox sweep`: lists the VMs, seed ISOs, templates and downloaded images that carry
+ * this package's mark but that no given stack's state owns — the leftovers of killed runs or lost
+ * state — and, with `--apply`, removes them with the provider's own ordered deletes: VMs first
+ * (stop → seeds → destroy), then templates (refused while linked clones exist), then images and
+ * seeds nothing references. A VM or template without the mark, or whose identity a given state
+ * holds, is never touched.
  */
 import { HttpProxmoxApi } from "../provider/api/http-api";
 import { retryingApi } from "../provider/api/retrying-api";
@@ -11,11 +13,19 @@ import type { ConnectionConfig } from "../provider/config";
 import type { OperationContext } from "../provider/context";
 import { operationContext } from "../provider/operation-context";
 import { deleteMarkedVm } from "../provider/entry";
+import { hasCode } from "../provider/errors";
+import { deleteImage, deleteTemplate } from "../provider/template/delete";
 import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
 import type { StackSelection } from "./automation";
 import { UsageError, writeReport, type ExitCode } from "./report";
 import { readOwners } from "./sweep-owners";
 import { isStaleSeed, scanVms, seedIsos, stateSeeds, type MarkedVm } from "./sweep-scan";
+import {
+  scanTemplates,
+  templateImages,
+  type MarkedTemplate,
+  type TemplateImage,
+} from "./sweep-templates";
 
 export interface SweepOptions {
   readonly connection: ConnectionConfig;
@@ -36,18 +46,18 @@ export interface SweepOptions {
 }
 
 export interface SweepItem {
-  readonly kind: "vm" | "seed";
-  /** `VM 10123 on pve1 (web-1a2b3c)` or the seed's volid. */
+  readonly kind: "vm" | "seed" | "template" | "image";
+  /** `VM 10123 on pve1 (web-1a2b3c)`, `template 10234 on pve1 (…)`, or the seed's or image's volid. */
   readonly target: string;
   readonly node: string;
   readonly vmid?: number | undefined;
   readonly volid?: string | undefined;
-  /** The VM's identity hash, or a seed's 12-hex owner prefix. */
+  /** The VM's or template's identity hash (an image's is its template's), or a seed's 12-hex owner prefix. */
   readonly identity: string;
   /** `orphan` in a dry run; `deleted`, `skipped` or `failed` with --apply. */
   readonly action: "orphan" | "deleted" | "skipped" | "failed";
   readonly detail?: string | undefined;
-  /** A VM whose identity only a pending create of a given state holds: a killed run's. */
+  /** A VM or template whose identity only a pending create of a given state holds: a killed run's. */
   readonly interrupted?: boolean | undefined;
 }
 
@@ -69,7 +79,11 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   if (options.stacks.length === 0 && (options.stateFiles?.length ?? 0) === 0) {
     throw new UsageError(NO_STATE);
   }
-  const { owned, interrupted } = await readOwners({
+  const {
+    owned,
+    interrupted,
+    templates: templateOwners,
+  } = await readOwners({
     stacks: options.stacks,
     stateFiles: options.stateFiles,
   });
@@ -96,6 +110,55 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       `on ${seed.storage}; stale: its identity is owned, but no VM has it attached and no state records it`,
     );
     return true;
+  });
+  const considered = (identity: string) => only === undefined || only.has(identity);
+  const marked = await scanTemplates(api);
+  const orphanTemplates = marked.filter(
+    (t) => !templateOwners.owned.has(t.identity) && considered(t.identity),
+  );
+  // An image a marked template names goes with that template (or stays with it).
+  const referenced = new Set(marked.map((t) => t.image));
+  const orphanImages = (await templateImages(api)).filter(
+    (image) =>
+      !templateOwners.owned.has(image.identity) &&
+      !referenced.has(image.volid) &&
+      considered(image.identity),
+  );
+  const killedRun = (identity: string) =>
+    templateOwners.interrupted.has(identity)
+      ? ", orphan of an interrupted run (only a pending create holds it)"
+      : "";
+  const templateItem = (
+    t: MarkedTemplate,
+    action: SweepItem["action"],
+    detail?: string,
+  ): SweepItem => ({
+    kind: "template",
+    target: `template ${t.vmid} on ${t.node} (${t.name})`,
+    node: t.node,
+    vmid: t.vmid,
+    identity: t.identity,
+    action,
+    detail:
+      (detail ??
+        `mark phase ${t.phase}${t.template ? "" : ", not converted yet"}` +
+          `${t.lock ? `, locked (${t.lock})` : ""}; image ${t.image}`) + killedRun(t.identity),
+    ...(templateOwners.interrupted.has(t.identity) ? { interrupted: true } : {}),
+  });
+  const imageItem = (
+    image: TemplateImage,
+    action: SweepItem["action"],
+    detail?: string,
+  ): SweepItem => ({
+    kind: "image",
+    target: image.volid,
+    node: image.node,
+    volid: image.volid,
+    identity: image.identity,
+    action,
+    detail:
+      (detail ?? `on ${image.storage} of node ${image.node}; no template references it`) +
+      killedRun(image.identity),
   });
   const items: SweepItem[] = [];
   const vmItem = (vm: MarkedVm, action: SweepItem["action"], detail?: string): SweepItem => {
@@ -126,6 +189,8 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
         detail: seedDetail.get(`${seed.node}/${seed.volid}`) ?? `on ${seed.storage}`,
       })),
     );
+    items.push(...orphanTemplates.map((t) => templateItem(t, "orphan")));
+    items.push(...orphanImages.map((image) => imageItem(image, "orphan")));
     return {
       applied: false,
       ownedIdentities: owned.size,
@@ -149,6 +214,43 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       items.push(vmItem(vm, "deleted", "stopped, seeds deleted, destroyed"));
     } catch (error) {
       items.push(vmItem(vm, "failed", (error as Error).message));
+    }
+  }
+  // Templates after the VMs, which may be their linked clones; each delete refuses while a
+  // linked clone is left, and takes the template's image with it.
+  for (const t of orphanTemplates) {
+    if (t.lock !== undefined) {
+      items.push(
+        templateItem(
+          t,
+          "skipped",
+          `locked (${t.lock}): a task may still run on it; sweep again later`,
+        ),
+      );
+      continue;
+    }
+    try {
+      await deleteTemplate(ctx, {
+        vmid: t.vmid,
+        vmName: t.name,
+        identityHash: t.identity,
+        imageVolid: t.image,
+        importStorage: t.image.split(":")[0] ?? "",
+        storage: t.storage,
+        timeouts: { taskMs },
+      });
+      items.push(templateItem(t, "deleted", `destroyed, image ${t.image} deleted`));
+    } catch (error) {
+      const refused = hasCode(error, "CONFLICT");
+      items.push(templateItem(t, refused ? "skipped" : "failed", (error as Error).message));
+    }
+  }
+  for (const image of orphanImages) {
+    try {
+      await deleteImage(ctx, { imageVolid: image.volid, importStorage: image.storage }, taskMs);
+      items.push(imageItem(image, "deleted"));
+    } catch (error) {
+      items.push(imageItem(image, "failed", (error as Error).message));
     }
   }
   // Seeds left: those of VMs long gone (deleteVm removed the seeds of the VMs it deleted).
@@ -202,10 +304,14 @@ function formatSweep(report: SweepReport): string {
   if (report.items.length === 0) lines.push("No orphans.");
   else {
     const width = Math.max(...report.items.map((i) => i.target.length));
-    lines.push("", `${"ACTION".padEnd(8)}  ${"KIND".padEnd(4)}  ${"TARGET".padEnd(width)}  DETAIL`);
+    const kinds = Math.max(4, ...report.items.map((i) => i.kind.length));
+    lines.push(
+      "",
+      `${"ACTION".padEnd(8)}  ${"KIND".padEnd(kinds)}  ${"TARGET".padEnd(width)}  DETAIL`,
+    );
     for (const i of report.items) {
       lines.push(
-        `${i.action.padEnd(8)}  ${i.kind.padEnd(4)}  ${i.target.padEnd(width)}  ${i.detail ?? ""}`,
+        `${i.action.padEnd(8)}  ${i.kind.padEnd(kinds)}  ${i.target.padEnd(width)}  ${i.detail ?? ""}`,
       );
     }
     if (!report.applied)
@@ -216,8 +322,9 @@ function formatSweep(report: SweepReport): string {
 
 const HELP = `Usage: pulumi-proxmox sweep [--cwd DIR] --stack NAME [--stack NAME ...] [--apply]
 
-Lists VMs and seed ISOs that carry pulumi-proxmox's mark but that no given stack owns; --apply
-deletes them (stop, seeds, destroy). Give EVERY stack that manages VMs on this cluster.
+Lists VMs, seed ISOs, templates and downloaded images that carry pulumi-proxmox's mark but that
+no given stack owns; --apply deletes them (VMs, then templates without linked clones, then images
+and seeds). Give EVERY stack that manages VMs or templates on this cluster.
 
   --stack NAME            a stack whose state owns VMs (repeatable; uses the --cwd before it)
   --cwd DIR               the program directory of the --stack flags that follow

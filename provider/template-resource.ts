@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as provider from "./template-provider";
+import { redactUrls } from "./template/redact";
 
 export interface CloudImageTemplateArgs {
   /** The image: an uncompressed `.qcow2`, `.img` (qcow2), `.raw` or `.vmdk` over http(s). Replaces. */
@@ -52,6 +53,11 @@ export class CloudImageTemplate extends pulumi.dynamic.Resource {
         imageVolid: undefined,
         disk: undefined,
         ...args,
+        // A pre-signed URL's query string is a credential: a secret in the state, and shown as
+        // [secret] in the engine's diff and the CLI's reports.
+        url: pulumi
+          .output(args.url)
+          .apply((url) => (redactUrls(url) === url ? url : pulumi.secret(url))),
         // The engine does not tell a dynamic provider the URN: the identity is passed in.
         identity: { project: pulumi.getProject(), stack: pulumi.getStack(), name },
       },

@@ -1,14 +1,24 @@
 /**
  * delete, in order: refuse while linked clones of the template exist (naming them), else
- * destroy the template, then its downloaded image. The image goes last, so a failed destroy
- * leaves both for the next delete; a template already gone leaves only the image to delete.
+ * destroy the template, then its downloaded image on every node that holds it. The image goes
+ * last, so a failed destroy leaves both for the next delete; a template already gone leaves only
+ * the image to delete.
  */
 import type { OperationContext } from "../context";
 import { hasCode, PermanentError } from "../errors";
 import { readTemplateMark } from "./mark";
 import type { TemplateState } from "./state";
 
-export async function deleteTemplate(ctx: OperationContext, state: TemplateState): Promise<void> {
+/** What a delete needs: a resource's state has it, and so has sweep from a template's mark. */
+export type TemplateToDelete = Pick<
+  TemplateState,
+  "vmid" | "vmName" | "identityHash" | "imageVolid" | "importStorage" | "storage"
+> & { readonly timeouts: { readonly taskMs: number } };
+
+export async function deleteTemplate(
+  ctx: OperationContext,
+  state: TemplateToDelete,
+): Promise<void> {
   const budget = { budgetMs: state.timeouts.taskMs };
   const listed = await ctx.listVms({ fresh: true });
   const row = listed.find((vm) => vm.type === "qemu" && vm.vmid === state.vmid);
@@ -41,14 +51,43 @@ export async function deleteTemplate(ctx: OperationContext, state: TemplateState
     const upid = await ctx.api.destroyVm(row.node, row.vmid);
     await ctx.waitForTask(row.node, upid, { ...budget, step: `${label}: destroying` });
   }
-  ctx.progress(`${state.imageVolid} on node ${state.node}: deleting`);
-  try {
-    const upid = await ctx.api.deleteVolume(state.node, state.importStorage, state.imageVolid);
-    if (upid !== null) {
-      await ctx.waitForTask(state.node, upid, { ...budget, step: `deleting ${state.imageVolid}` });
+  await deleteImage(ctx, state, state.timeouts.taskMs);
+}
+
+/**
+ * Deletes the downloaded image wherever it is: a node-local import storage holds it on the node
+ * that downloaded it, which is not the template's node any more once the template was migrated;
+ * a shared one holds it once for the cluster. So every online node's import storage is looked
+ * at, a shared storage once. A node that is down is not: the image there is left for the next
+ * delete, or for `sweep`.
+ */
+export async function deleteImage(
+  ctx: OperationContext,
+  image: { readonly imageVolid: string; readonly importStorage: string },
+  taskMs: number,
+): Promise<void> {
+  const seenShared = new Set<string>();
+  for (const node of await ctx.api.nodes()) {
+    if (node.status !== "online") continue;
+    const storage = (await ctx.api.nodeStorages(node.node)).find(
+      (s) => s.storage === image.importStorage && s.enabled && s.active,
+    );
+    if (storage === undefined || seenShared.has(storage.storage)) continue;
+    if (storage.shared) seenShared.add(storage.storage);
+    const volumes = await ctx.api.storageContent(node.node, storage.storage, "import");
+    if (!volumes.some((volume) => volume.volid === image.imageVolid)) continue;
+    ctx.progress(`${image.imageVolid} on node ${node.node}: deleting`);
+    try {
+      const upid = await ctx.api.deleteVolume(node.node, storage.storage, image.imageVolid);
+      if (upid !== null) {
+        await ctx.waitForTask(node.node, upid, {
+          budgetMs: taskMs,
+          step: `deleting ${image.imageVolid} on node ${node.node}`,
+        });
+      }
+    } catch (error) {
+      if (!hasCode(error, "NOT_FOUND") && !goneInTask(error)) throw error;
     }
-  } catch (error) {
-    if (!hasCode(error, "NOT_FOUND") && !goneInTask(error)) throw error;
   }
 }
 
@@ -56,7 +95,7 @@ export async function deleteTemplate(ctx: OperationContext, state: TemplateState
 async function linkedClones(
   ctx: OperationContext,
   node: string,
-  state: TemplateState,
+  state: TemplateToDelete,
 ): Promise<number[]> {
   const volumes = await ctx.api.storageContent(node, state.storage, "images");
   const prefix = `${state.storage}:base-${state.vmid}-disk-`;

@@ -8,6 +8,7 @@ import type { Upid } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import type { TemplateInputs } from "./inputs";
 import type { TemplatePlan } from "./mark";
+import { redactedError, redactUrls } from "./redact";
 
 /** How often the task log is read for progress while the download runs. */
 const PROGRESS_POLL_MS = 2_000;
@@ -17,12 +18,23 @@ export async function ensureImage(
   inputs: TemplateInputs,
   plan: TemplatePlan,
 ): Promise<void> {
+  // PVE's answers and the task log name the URL: its query string is redacted from the error.
+  await download(ctx, inputs, plan).catch((error: unknown) => {
+    throw redactedError(error);
+  });
+}
+
+async function download(
+  ctx: OperationContext,
+  inputs: TemplateInputs,
+  plan: TemplatePlan,
+): Promise<void> {
   const stored = await ctx.api.storageContent(inputs.node, inputs.importStorage, "import");
   if (stored.some((volume) => volume.volid === plan.imageVolid)) {
     ctx.progress(`${plan.imageVolid} on node ${inputs.node}: already downloaded`);
     return;
   }
-  const step = `downloading ${inputs.url} to ${plan.imageVolid} on node ${inputs.node}`;
+  const step = `downloading ${redactUrls(inputs.url)} to ${plan.imageVolid} on node ${inputs.node}`;
   ctx.progress(step);
   const upid = await ctx.api.downloadUrl({
     node: inputs.node,

@@ -24,6 +24,9 @@ const FORMAT_OF_EXTENSION: Readonly<Record<string, "qcow2" | "raw" | "vmdk">> = 
   vmdk: "vmdk",
 };
 
+/** The formats a downloaded image is stored as (its file's extension). */
+export const IMAGE_FORMATS = [...new Set(Object.values(FORMAT_OF_EXTENSION))];
+
 /** PVE decompresses only `iso` content: a compressed disk image cannot be imported. */
 const COMPRESSED = /\.(gz|xz|zst|bz2|lzo|zip|tgz)$/i;
 
@@ -61,6 +64,9 @@ const timeoutsSchema = z.strictObject({
   taskMs: z.number().int().positive().default(600_000),
 });
 
+/** Where the image is downloaded and the template's disk is made, unless the inputs say. */
+export const TEMPLATE_STORAGE_DEFAULTS = { importStorage: "local", storage: "local-lvm" } as const;
+
 const templateInputsSchema = z
   .strictObject({
     __provider: z.unknown().optional(),
@@ -72,8 +78,8 @@ const templateInputsSchema = z
       .optional(),
     checksumAlgorithm: z.enum(["sha256", "sha512"]).optional(),
     node: FIELDS.node.schema,
-    importStorage: FIELDS.storage.schema.default("local"),
-    storage: FIELDS.storage.schema.default("local-lvm"),
+    importStorage: FIELDS.storage.schema.default(TEMPLATE_STORAGE_DEFAULTS.importStorage),
+    storage: FIELDS.storage.schema.default(TEMPLATE_STORAGE_DEFAULTS.storage),
     name: FIELDS.name.schema.optional(),
     cores: FIELDS.cores.schema.default(1),
     memory: FIELDS.memory.schema.default(1024),

@@ -9,7 +9,8 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { phaseSchema, readMarkOf, vmNameFor, type Phase } from "../identity";
-import { imageFormatOf, TEMPLATE_INPUT_KEYS, type TemplateInputs } from "./inputs";
+import { redactUrls } from "./redact";
+import { IMAGE_FORMATS, imageFormatOf, TEMPLATE_INPUT_KEYS, type TemplateInputs } from "./inputs";
 
 const templateMarkSchema = z.object({
   v: z.literal(1),
@@ -33,6 +34,17 @@ export interface TemplatePlan {
   readonly imageVolid: string;
 }
 
+/** A downloaded image's file name: the prefix, the template's identity, the format. */
+const IMAGE_PREFIX = "pp-tmpl-";
+const IMAGE_VOLID = new RegExp(
+  `:import/${IMAGE_PREFIX}([0-9a-f]{16})\\.(?:${IMAGE_FORMATS.join("|")})$`,
+);
+
+/** The identity of the template that downloaded `volid`; undefined for any other volume. */
+export function imageIdentityOf(volid: string): string | undefined {
+  return IMAGE_VOLID.exec(volid)?.[1];
+}
+
 export function planOf(inputs: TemplateInputs): TemplatePlan {
   const owner = inputs.identity;
   const canonical = JSON.stringify([
@@ -43,7 +55,7 @@ export function planOf(inputs: TemplateInputs): TemplatePlan {
     ...TEMPLATE_INPUT_KEYS.map((key) => inputs[key] ?? ""),
   ]);
   const identity = createHash("sha256").update(canonical).digest("hex").slice(0, 16);
-  const imageFile = `pp-tmpl-${identity}.${imageFormatOf(inputs.url) ?? "qcow2"}`;
+  const imageFile = `${IMAGE_PREFIX}${identity}.${imageFormatOf(inputs.url) ?? "qcow2"}`;
   return {
     identity,
     vmName: inputs.name ?? vmNameFor(owner, identity),
@@ -63,7 +75,8 @@ export function templateMark(
     id: plan.identity,
     phase,
     node: inputs.node,
-    url: inputs.url,
+    // Anyone with VM.Audit reads the description: a pre-signed URL's query stays out of it.
+    url: redactUrls(inputs.url),
     image: plan.imageVolid,
   };
 }

@@ -7,13 +7,19 @@ import { PermanentError } from "../errors";
 import type { TemplateInputs } from "./inputs";
 
 /** `import` content takes qcow2/raw/vmdk from PVE 8.4 on (before: OVA only, or no import at all). */
-const IMPORT_MIN_RELEASE = { major: 8, minor: 4 } as const;
+export const IMPORT_MIN_RELEASE = { major: 8, minor: 4 } as const;
+
+/** Whether PVE `version` (`8.4.1`) imports qcow2, raw and vmdk images over the API. */
+export function importsDiskImages(version: string): boolean {
+  const [major = 0, minor = 0] = version.split(/[.-]/).map((part) => Number.parseInt(part, 10));
+  const min = IMPORT_MIN_RELEASE;
+  return major > min.major || (major === min.major && minor >= min.minor);
+}
 
 export async function preflightTemplate(ctx: OperationContext, inputs: TemplateInputs) {
   const { version } = await ctx.api.version();
-  const [major = 0, minor = 0] = version.split(".").map(Number);
   const min = IMPORT_MIN_RELEASE;
-  if (major < min.major || (major === min.major && minor < min.minor)) {
+  if (!importsDiskImages(version)) {
     throw new PermanentError(
       "UNSUPPORTED",
       `url: PVE ${version} cannot import a disk image over the API: that needs PVE ` +

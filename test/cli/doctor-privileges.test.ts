@@ -25,6 +25,23 @@ describe("doctor-privileges", () => {
     expect(satisfied({ "/vms": { "VM.Monitor": 1 } }, need)).toBe(false);
   });
 
+  it("accepts the broader alternative of a requirement only when it holds all of it", () => {
+    const [need] = requirements({
+      templateVmid: undefined,
+      diskStorages: [],
+      isoStorage: "local",
+      bridges: [],
+      nodes: ["pve1"],
+      pveMajor: 8,
+      cloudImage: { importStorage: "local", storage: "local-lvm" },
+    }).filter((n) => n.privilege === "Sys.AccessNetwork");
+    expect(need?.path).toBe("/nodes/pve1");
+    if (need === undefined) return;
+    expect(satisfied({ "/nodes/pve1": { "Sys.AccessNetwork": 0 } }, need)).toBe(true);
+    expect(satisfied({ "/": { "Sys.Audit": 1, "Sys.Modify": 1 } }, need)).toBe(true);
+    expect(satisfied({ "/": { "Sys.Modify": 1 } }, need)).toBe(false);
+  });
+
   it("asks PVE 9 for the guest-agent privilege and PVE 7 for no SDN.Use", () => {
     const base = {
       templateVmid: 9000,

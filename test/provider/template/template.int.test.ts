@@ -92,6 +92,42 @@ describe("CloudImageTemplate operations", () => {
     expect(await readTemplate(ctx, state)).toBeUndefined();
   });
 
+  it("deletes the image on the node that downloaded it after the template moved to another node", async () => {
+    await start();
+    const created = await createTemplate(ctx, inputs({ storage: "shared" }));
+    const upid = await ctx.api.migrateVm("pve1", created.vmid, "pve2", false);
+    await ctx.waitForTask("pve1", upid, { budgetMs: 10_000, step: "migrate" });
+    const moved = await readTemplate(ctx, created);
+    expect(moved?.node).toBe("pve2");
+
+    await deleteTemplate(ctx, moved ?? created);
+    expect([...sim.model.vms.keys()].filter((id) => id >= 10_000)).toEqual([]);
+    expect(importVolumes()).toEqual([]);
+    expect(lines).toContain(`${created.imageVolid} on node pve1: deleting`);
+  });
+
+  it("deletes an image on a shared import storage once, and leaves nothing", async () => {
+    await start({
+      storages: [
+        ...IMPORT_STORAGES.filter((s) => s.storage !== "shared"),
+        { storage: "shared", type: "nfs", content: ["images", "iso", "import"], shared: true },
+      ],
+    });
+    const state = await createTemplate(ctx, inputs({ importStorage: "shared" }));
+    const sharedImages = () =>
+      sim.model.volumes("pve1", "shared").filter((volume) => volume.content === "import");
+    expect(sharedImages().map((volume) => volume.volid)).toEqual([state.imageVolid]);
+
+    await deleteTemplate(ctx, state);
+    expect(sharedImages()).toEqual([]);
+    expect(sim.model.volumes("pve2", "shared").filter((v) => v.content === "import")).toEqual([]);
+    const deletes = sim.requestLog.filter(
+      (r) => r.method === "DELETE" && r.path.includes("/storage/shared/content/"),
+    );
+    expect(deletes).toHaveLength(1);
+    expect(sim.model.vms.has(state.vmid)).toBe(false);
+  });
+
   it("refuses to delete a template with a linked clone, naming it, and deletes once it is gone", async () => {
     await start();
     const state = await createTemplate(ctx, inputs());

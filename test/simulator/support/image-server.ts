@@ -5,7 +5,8 @@ import { data, startWithClient, type TestClient } from "./client.js";
 
 /**
  * A loopback HTTP server with fixed files, for download-url tests; counts the GETs it answers.
- * `/moved/<path>` redirects to `<path>`; `/broken.qcow2` drops the connection mid-body.
+ * `/moved/<path>` redirects to `<path>`; `/broken.qcow2` drops the connection mid-body. A query
+ * string (a pre-signed URL's) is recorded in `requests` and ignored when finding the file.
  */
 export interface ImageServer {
   readonly url: string;
@@ -29,7 +30,7 @@ export async function serveImages(files: Record<string, Buffer>): Promise<ImageS
       res.write(Buffer.alloc(1024, 1), () => res.destroy());
       return;
     }
-    const body = files[path];
+    const body = files[path.split("?")[0] ?? path];
     if (body === undefined) {
       res.writeHead(404, "Not Found").end();
       return;
