@@ -1,5 +1,5 @@
 /**
- * Which VM identities the given stacks own, read from their states (`pulumi stack export` through
+ * Which VM and CloudImageTemplate identities the given stacks own, read from their states (`pulumi stack export` through
  * the automation API, or an exported file). A state that cannot be read stops the sweep: guessing
  * would make that stack's VMs look orphaned.
  *
@@ -11,7 +11,8 @@
 import { readFileSync } from "node:fs";
 import { identityOfInputs } from "../provider/entry";
 import { selectStack, type StackSelection } from "./automation";
-import { templateOwners, type TemplateOwners } from "./sweep-templates";
+import { checkTemplate, type TemplateInputs } from "../provider/template/inputs";
+import { planOf } from "../provider/template/mark";
 
 export const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
@@ -96,4 +97,41 @@ export async function readOwners(sources: OwnerSources): Promise<Owners> {
 /** The identities the given states own (their resources; pending creates do not count). */
 export async function ownedIdentities(sources: OwnerSources): Promise<Set<string>> {
   return (await readOwners(sources)).owned;
+}
+
+export const TEMPLATE_TYPE = "pulumi-nodejs:dynamic/proxmox:CloudImageTemplate";
+
+export interface TemplateOwners {
+  /** Template identities a resource of some given state holds. */
+  readonly owned: Set<string>;
+  /** Template identities only a pending create holds: an interrupted run's. */
+  readonly interrupted: Set<string>;
+}
+
+/** The template identities of `resources`: from the outputs, or from the inputs of a pending create. */
+function templateIdentitiesOf(resources: readonly StateResource[]): Set<string> {
+  const found = new Set<string>();
+  for (const resource of resources) {
+    if (resource.type !== TEMPLATE_TYPE) continue;
+    const hash = resource.outputs?.["identityHash"];
+    if (typeof hash === "string") found.add(hash);
+    const checked = resource.inputs && checkTemplate(resource.inputs);
+    if (checked !== undefined && checked.failures.length === 0) {
+      found.add(planOf(checked.inputs as TemplateInputs).identity);
+    }
+  }
+  return found;
+}
+
+export function templateOwners(states: readonly Deployment[]): TemplateOwners {
+  const owned = new Set(
+    states.flatMap((state) => [...templateIdentitiesOf(state.deployment?.resources ?? [])]),
+  );
+  const pending = states.flatMap((state) =>
+    (state.deployment?.pending_operations ?? [])
+      .filter((op) => op.type === undefined || op.type === "creating")
+      .flatMap((op) => op.resource ?? []),
+  );
+  const interrupted = new Set([...templateIdentitiesOf(pending)].filter((id) => !owned.has(id)));
+  return { owned, interrupted };
 }

@@ -1,53 +1,12 @@
 /**
- * sweep's view of CloudImageTemplates: which template identities the given states own, every
- * VM carrying a template mark (a finished template, or one a killed run left before its
+ * sweep's view of CloudImageTemplates in PVE (which of them the states own is sweep-owners'):
+ * every VM carrying a template mark (a finished template, or one a killed run left before its
  * conversion), and every image a template downloaded (`pp-tmpl-<identity>.<format>` as `import`
  * content). Read-only.
  */
 import type { ProxmoxApi } from "../provider/api/proxmox-api";
-import { checkTemplate, type TemplateInputs } from "../provider/template/inputs";
-import { imageIdentityOf, planOf, readTemplateMark } from "../provider/template/mark";
-import type { Deployment } from "./sweep-owners";
+import { imageIdentityOf, readTemplateMark } from "../provider/template/mark";
 import { configUnlessGone, findVolumes } from "./sweep-scan";
-
-export const TEMPLATE_TYPE = "pulumi-nodejs:dynamic/proxmox:CloudImageTemplate";
-
-export interface TemplateOwners {
-  /** Template identities a resource of some given state holds. */
-  readonly owned: Set<string>;
-  /** Template identities only a pending create holds: an interrupted run's. */
-  readonly interrupted: Set<string>;
-}
-
-type StateResource = NonNullable<NonNullable<Deployment["deployment"]>["resources"]>[number];
-
-/** The template identities of `resources`: from the outputs, or from the inputs of a pending create. */
-function templateIdentitiesOf(resources: readonly StateResource[]): Set<string> {
-  const found = new Set<string>();
-  for (const resource of resources) {
-    if (resource.type !== TEMPLATE_TYPE) continue;
-    const hash = resource.outputs?.["identityHash"];
-    if (typeof hash === "string") found.add(hash);
-    const checked = resource.inputs && checkTemplate(resource.inputs);
-    if (checked !== undefined && checked.failures.length === 0) {
-      found.add(planOf(checked.inputs as TemplateInputs).identity);
-    }
-  }
-  return found;
-}
-
-export function templateOwners(states: readonly Deployment[]): TemplateOwners {
-  const owned = new Set(
-    states.flatMap((state) => [...templateIdentitiesOf(state.deployment?.resources ?? [])]),
-  );
-  const pending = states.flatMap((state) =>
-    (state.deployment?.pending_operations ?? [])
-      .filter((op) => op.type === undefined || op.type === "creating")
-      .flatMap((op) => op.resource ?? []),
-  );
-  const interrupted = new Set([...templateIdentitiesOf(pending)].filter((id) => !owned.has(id)));
-  return { owned, interrupted };
-}
 
 export interface MarkedTemplate {
   readonly vmid: number;

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { identitiesIn, pendingCreateIdentitiesIn, VM_TYPE } from "../../cli/sweep-owners";
+import {
+  identitiesIn,
+  pendingCreateIdentitiesIn,
+  TEMPLATE_TYPE,
+  templateOwners,
+  VM_TYPE,
+} from "../../cli/sweep-owners";
 import { identityOf } from "../../provider/identity";
+import { checkTemplate, type TemplateInputs } from "../../provider/template/inputs";
+import { planOf } from "../../provider/template/mark";
 
 const inputs = (name: string) => ({
   identity: { project: "p", stack: "dev", name },
@@ -33,5 +41,38 @@ describe("sweep-owners", () => {
 
   it("finds the VM creates an interrupted run left pending, less those a resource holds", () => {
     expect([...pendingCreateIdentitiesIn(state)]).toEqual([id("killed")]);
+  });
+});
+
+const templateInputs = (name: string) => ({
+  identity: { project: "p", stack: "dev", name },
+  url: "https://images.example/debian-12.qcow2",
+  node: "pve1",
+});
+const templateIdentity = (name: string) =>
+  planOf(checkTemplate(templateInputs(name)).inputs as TemplateInputs).identity;
+
+describe("templateOwners", () => {
+  it("owns the templates of the state's resources and counts a pending create as interrupted", () => {
+    const owners = templateOwners([
+      {
+        deployment: {
+          resources: [
+            { type: TEMPLATE_TYPE, outputs: { identityHash: "00000000000000aa" } },
+            { type: TEMPLATE_TYPE, inputs: templateInputs("kept") },
+            { type: VM_TYPE, outputs: { identityHash: "00000000000000bb" } },
+          ],
+          pending_operations: [
+            {
+              type: "creating",
+              resource: { type: TEMPLATE_TYPE, inputs: templateInputs("killed") },
+            },
+            { type: "creating", resource: { type: TEMPLATE_TYPE, inputs: templateInputs("kept") } },
+          ],
+        },
+      },
+    ]);
+    expect([...owners.owned].sort()).toEqual(["00000000000000aa", templateIdentity("kept")].sort());
+    expect([...owners.interrupted]).toEqual([templateIdentity("killed")]);
   });
 });
