@@ -14,6 +14,8 @@ export interface MultipartBody {
 }
 
 const CHUNK = 64 * 1024;
+/** Read-only in use: the source of every file's zero tail. */
+const ZEROS = new Uint8Array(CHUNK);
 
 /** Keeps a file name inside its quoted header value. */
 function quoteName(name: string): string {
@@ -22,7 +24,11 @@ function quoteName(name: string): string {
 
 export function multipartUpload(
   fields: readonly (readonly [string, string])[],
-  file: { readonly filename: string; readonly bytes: Uint8Array },
+  file: {
+    readonly filename: string;
+    readonly bytes: Uint8Array;
+    readonly zeroTail?: number | undefined;
+  },
 ): MultipartBody {
   const boundary = `----pulumi-proxmox-${randomBytes(12).toString("hex")}`;
   let head = "";
@@ -35,16 +41,19 @@ export function multipartUpload(
   const headBytes = Buffer.from(head, "utf8");
   const tailBytes = Buffer.from(`\r\n--${boundary}--\r\n`, "utf8");
   const { bytes } = file;
+  const zeroTail = file.zeroTail ?? 0;
   function* chunks(): Generator<Uint8Array> {
     yield headBytes;
     for (let offset = 0; offset < bytes.length; offset += CHUNK) {
       yield bytes.subarray(offset, Math.min(offset + CHUNK, bytes.length));
     }
+    for (let left = zeroTail; left > 0; left -= CHUNK)
+      yield ZEROS.subarray(0, Math.min(CHUNK, left));
     yield tailBytes;
   }
   return {
     body: Readable.from(chunks(), { objectMode: false }),
     contentType: `multipart/form-data; boundary=${boundary}`,
-    contentLength: headBytes.length + bytes.length + tailBytes.length,
+    contentLength: headBytes.length + bytes.length + zeroTail + tailBytes.length,
   };
 }

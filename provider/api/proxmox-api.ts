@@ -164,6 +164,8 @@ export interface ConfigUpdate {
 export interface IsoUpload {
   readonly filename: string;
   readonly bytes: Uint8Array;
+  /** Zero bytes the file ends with after `bytes` (an ISO's padding), sent without being held. */
+  readonly zeroTail?: number | undefined;
 }
 
 /** `POST /nodes/{node}/storage/{storage}/download-url`: PVE fetches `url` itself, in a task. */

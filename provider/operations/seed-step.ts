@@ -55,12 +55,9 @@ async function upload(
 ): Promise<void> {
   ctx.progress(
     `VM ${where.vmid} on ${where.node}: uploading seed ${seed.filename} ` +
-      `(${Math.ceil(seed.bytes.length / 1024)} KiB) to ${where.isoStorage}`,
+      `(${Math.ceil((seed.bytes.length + (seed.zeroTail ?? 0)) / 1024)} KiB) to ${where.isoStorage}`,
   );
-  const upid = await ctx.api.uploadIso(where.node, where.isoStorage, {
-    filename: seed.filename,
-    bytes: seed.bytes,
-  });
+  const upid = await ctx.api.uploadIso(where.node, where.isoStorage, seed);
   await ctx.waitForTask(where.node, upid, {
     budgetMs,
     step: `VM ${where.vmid} on ${where.node}: uploading seed ${seed.filename}`,

@@ -3,6 +3,7 @@
  * defaults to the VM name, the network config is derived from the NICs and matched to each
  * by its MAC, and the file name carries the VM's identity so a sweep can tell whose seed it is.
  */
+import type { IsoUpload } from "../api/proxmox-api";
 import { buildSeed } from "../seed/build-seed";
 import { validateCloudInit } from "../seed/inputs";
 import { parseSeedName } from "../seed/seed-name";
@@ -17,10 +18,7 @@ export interface VmSeedRequest {
   readonly cloudInit: unknown;
 }
 
-export interface VmSeed {
-  readonly filename: string;
-  readonly bytes: Uint8Array;
-}
+export type VmSeed = IsoUpload;
 
 export function buildVmSeed(request: VmSeedRequest): VmSeed {
   const cloudInit = (request.cloudInit ?? {}) as Record<string, unknown>;
@@ -37,7 +35,7 @@ export function buildVmSeed(request: VmSeedRequest): VmSeed {
     hostname: request.vmName,
     owner: seedOwner(request.identity),
   });
-  return { filename: seed.filename, bytes: seed.bytes };
+  return { filename: seed.filename, bytes: seed.bytes, zeroTail: seed.zeroTail };
 }
 
 /** Whether a volume is a seed ISO of the VM with this identity. */

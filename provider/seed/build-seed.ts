@@ -4,7 +4,7 @@
  * user-data can outgrow what was checked.
  */
 import { MAX_DOCUMENT_BYTES, type CloudInit } from "./inputs.js";
-import { buildIso } from "./iso9660.js";
+import { buildIso, ISO_PADDING_BYTES } from "./iso9660.js";
 import { renderSeedDocuments, type SeedDocuments, type SeedIdentity } from "./nocloud.js";
 import { seedFileName } from "./seed-name.js";
 
@@ -12,8 +12,11 @@ import { seedFileName } from "./seed-name.js";
 const MAX_SEED_BYTES = 1024 * 1024;
 
 export interface Seed {
+  /** Named after the whole image, padding included. */
   readonly filename: string;
+  /** The image without its padding: `zeroTail` zero bytes complete it. */
   readonly bytes: Uint8Array;
+  readonly zeroTail: number;
   readonly documents: SeedDocuments;
 }
 
@@ -48,5 +51,12 @@ export function buildSeed(
       `the seed ISO is ${bytes.length} bytes, over the ${MAX_SEED_BYTES}-byte limit`,
     );
   }
-  return { filename: seedFileName(identity.owner, bytes), bytes, documents };
+  // The padding is five sixths of the image and all zeros: sent from one shared buffer instead of
+  // held per VM until its upload's turn (15 MB with 50 creates in flight).
+  return {
+    filename: seedFileName(identity.owner, bytes),
+    bytes: bytes.slice(0, bytes.length - ISO_PADDING_BYTES),
+    zeroTail: ISO_PADDING_BYTES,
+    documents,
+  };
 }

@@ -46,6 +46,8 @@ const MAX_FILE_BYTES = 0xffff_ffff;
  * file and turn the short read into an I/O error on that file.
  */
 const PAD_SECTORS = 150;
+/** The padding's length: the last bytes of every image this module builds are this many zeros. */
+export const ISO_PADDING_BYTES = PAD_SECTORS * SECTOR;
 /** 1970-01-01 00:00:00 UTC: the directory record form (years since 1900, month, day, ...). */
 const RECORD_DATE = [70, 1, 1, 0, 0, 0, 0];
 /** The same instant in the descriptor form: 16 digits and a zero GMT offset. */

@@ -19,9 +19,11 @@ const IDENTITY = { instanceId: "pp-vm1", hostname: "vm1", owner: "vm1" };
 
 describe("build-seed", () => {
   const seed = buildSeed(INPUT, IDENTITY);
+  /** The image as uploaded: the written sectors, then the zero tail. */
+  const image = Buffer.concat([seed.bytes, Buffer.alloc(seed.zeroTail)]);
 
   it("puts the four documents on a cidata ISO, readable as written", () => {
-    withIsoFile(seed.bytes, (path) => {
+    withIsoFile(image, (path) => {
       expect(blkidLabel(path)).toBe("cidata");
       const names = ["meta-data", "network-config", "user-data", "vendor-data"];
       expect(isoinfoNames(path, "-J")).toEqual(names);
@@ -37,8 +39,14 @@ describe("build-seed", () => {
   it("is byte-identical for the same inputs, and named by its content", () => {
     const again = buildSeed(INPUT, IDENTITY);
     expect(Buffer.from(again.bytes).equals(Buffer.from(seed.bytes))).toBe(true);
-    const hash = createHash("sha256").update(seed.bytes).digest("hex");
+    const hash = createHash("sha256").update(image).digest("hex");
     expect(seed.filename).toBe(`pp-vm1-${hash.slice(0, 12)}.iso`);
+  });
+
+  it("holds only the written sectors, leaving the ISO's 300 KiB of zero padding to the upload", () => {
+    expect(seed.zeroTail).toBe(300 * 1024);
+    expect(seed.bytes.length).toBeLessThan(64 * 1024);
+    expect(seed.bytes.length % 2048).toBe(0);
   });
 
   it("matches the golden seed, so any change to the documents or layout is deliberate", () => {
