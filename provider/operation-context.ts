@@ -5,6 +5,7 @@
  */
 import type { ClusterVm, ProxmoxApi } from "./api/proxmox-api";
 import { typeOfUpid } from "./api/classify";
+import { NodeTaskPollers } from "./api/node-task-poller";
 import { TaskDurations } from "./api/task-durations";
 import { waitForTask } from "./api/tasks";
 import { CloneRegistry } from "./clone-registry";
@@ -27,6 +28,8 @@ export function operationContext(
 ): OperationContext {
   const lock = new KeyedLock();
   const durations = new TaskDurations();
+  // One task list per node per poll round answers every task wait of the process.
+  const pollers = new NodeTaskPollers(api);
   return {
     api,
     listVms,
@@ -35,6 +38,7 @@ export function operationContext(
       const started = systemClock.now();
       const result = await waitForTask(api, node, upid, {
         budgetMs: options.budgetMs,
+        poller: pollers.forNode(node),
         quietMs: durations.quietMs(type),
         // Seen done within ~10 % of its duration, for ~30 polls on a 2 s task.
         initialIntervalMs: 100,
