@@ -11,6 +11,7 @@ import { waitForTask } from "./api/tasks";
 import { CloneRegistry } from "./clone-registry";
 import type { ListingAge, OperationContext } from "./context";
 import { KeyedLock } from "./lock";
+import { NodeSlots } from "./node-slots";
 import { systemClock } from "./retry";
 
 export interface ContextLog {
@@ -21,12 +22,19 @@ export interface ContextLog {
 /** A long task prints a "still waiting" line this often. */
 const TASK_PROGRESS_EVERY_MS = 15_000;
 
+export interface ContextLimits {
+  /** Clones and migrations run at once per node; undefined: no bound. */
+  readonly heavyTasksPerNode?: number | undefined;
+}
+
 export function operationContext(
   api: ProxmoxApi,
   listVms: (options?: ListingAge) => Promise<readonly ClusterVm[]>,
   log: ContextLog,
+  limits: ContextLimits = {},
 ): OperationContext {
   const lock = new KeyedLock();
+  const heavy = new NodeSlots(limits.heavyTasksPerNode);
   const durations = new TaskDurations();
   // One task list per node per poll round answers every task wait of the process.
   const pollers = new NodeTaskPollers(api);
@@ -53,6 +61,7 @@ export function operationContext(
     },
     clones: new CloneRegistry(),
     withLock: (key, fn) => lock.withLock(key, fn),
+    withHeavyTaskSlot: (node, fn) => heavy.run(node, fn),
     progress: (message) => log.progress(message),
     warn: (message) => log.warn(message),
     sleep: (ms) => systemClock.sleep(ms),
