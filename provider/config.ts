@@ -20,6 +20,8 @@ export interface ConnectionConfig {
   readonly insecure: boolean;
   /** Connections the provider process keeps open to the endpoint: its concurrent requests. */
   readonly maxConnections: number;
+  /** Clones and migrations the provider process runs at once per node; undefined: no bound. */
+  readonly heavyTasksPerNode?: number | undefined;
 }
 
 /**
@@ -42,6 +44,8 @@ export interface ConnectionConfigInput {
   readonly caCert?: string | undefined;
   /** A whole number from 1 to 64. */
   readonly maxConnections?: string | undefined;
+  /** A whole number from 1 to 64; unset: no bound. */
+  readonly heavyTasksPerNode?: string | undefined;
 }
 
 export interface ConfigSources {
@@ -70,6 +74,12 @@ const inputSchema = z.object({
     .min(1, "must be a whole number from 1 to 64")
     .max(64, "must be a whole number from 1 to 64")
     .default(DEFAULT_MAX_CONNECTIONS),
+  heavyTasksPerNode: z.coerce
+    .number({ error: "must be a whole number from 1 to 64" })
+    .int("must be a whole number from 1 to 64")
+    .min(1, "must be a whole number from 1 to 64")
+    .max(64, "must be a whole number from 1 to 64")
+    .optional(),
 });
 
 function configError(message: string): PermanentError {
@@ -106,7 +116,8 @@ function readPem(value: string, readFile: (path: string) => string): string {
 /**
  * Parses connection settings. Precedence: the explicit `input` value, then the environment
  * (`PROXMOX_VE_ENDPOINT`, `PROXMOX_VE_API_TOKEN`, `PROXMOX_VE_API_TOKEN_FILE`,
- * `PROXMOX_VE_INSECURE`, `PROXMOX_VE_CA_CERT`, `PROXMOX_VE_MAX_CONNECTIONS`). Throws a `CONFIG` {@link PermanentError} that
+ * `PROXMOX_VE_INSECURE`, `PROXMOX_VE_CA_CERT`, `PROXMOX_VE_MAX_CONNECTIONS`,
+ * `PROXMOX_VE_HEAVY_TASKS_PER_NODE`). Throws a `CONFIG` {@link PermanentError} that
  * names the setting and never contains the token.
  */
 export function parseConnectionConfig(
@@ -135,6 +146,8 @@ export function parseConnectionConfig(
     insecure: pick(input.insecure, "PROXMOX_VE_INSECURE")?.trim().toLowerCase(),
     caCert: pick(input.caCert, "PROXMOX_VE_CA_CERT"),
     maxConnections: pick(input.maxConnections, "PROXMOX_VE_MAX_CONNECTIONS")?.trim() || undefined,
+    heavyTasksPerNode:
+      pick(input.heavyTasksPerNode, "PROXMOX_VE_HEAVY_TASKS_PER_NODE")?.trim() || undefined,
   });
   if (!parsed.success) {
     // Name the field and zod's complaint; never the received value (it may be the token).
@@ -152,5 +165,6 @@ export function parseConnectionConfig(
     caCert: caCert ? readPem(caCert, readFile) : undefined,
     insecure: insecure === "true" || insecure === "1",
     maxConnections: parsed.data.maxConnections,
+    heavyTasksPerNode: parsed.data.heavyTasksPerNode,
   };
 }

@@ -5,11 +5,13 @@
  */
 import type { ClusterVm, ProxmoxApi } from "./api/proxmox-api";
 import { typeOfUpid } from "./api/classify";
+import { NodeTaskPollers } from "./api/node-task-poller";
 import { TaskDurations } from "./api/task-durations";
 import { waitForTask } from "./api/tasks";
 import { CloneRegistry } from "./clone-registry";
 import type { ListingAge, OperationContext } from "./context";
 import { KeyedLock } from "./lock";
+import { NodeSlots } from "./node-slots";
 import { systemClock } from "./retry";
 
 export interface ContextLog {
@@ -20,13 +22,22 @@ export interface ContextLog {
 /** A long task prints a "still waiting" line this often. */
 const TASK_PROGRESS_EVERY_MS = 15_000;
 
+export interface ContextLimits {
+  /** Clones and migrations run at once per node; undefined: no bound. */
+  readonly heavyTasksPerNode?: number | undefined;
+}
+
 export function operationContext(
   api: ProxmoxApi,
   listVms: (options?: ListingAge) => Promise<readonly ClusterVm[]>,
   log: ContextLog,
+  limits: ContextLimits = {},
 ): OperationContext {
   const lock = new KeyedLock();
+  const heavy = new NodeSlots(limits.heavyTasksPerNode);
   const durations = new TaskDurations();
+  // One task list per node per poll round answers every task wait of the process.
+  const pollers = new NodeTaskPollers(api);
   return {
     api,
     listVms,
@@ -35,6 +46,7 @@ export function operationContext(
       const started = systemClock.now();
       const result = await waitForTask(api, node, upid, {
         budgetMs: options.budgetMs,
+        poller: pollers.forNode(node),
         quietMs: durations.quietMs(type),
         // Seen done within ~10 % of its duration, for ~30 polls on a 2 s task.
         initialIntervalMs: 100,
@@ -49,6 +61,7 @@ export function operationContext(
     },
     clones: new CloneRegistry(),
     withLock: (key, fn) => lock.withLock(key, fn),
+    withHeavyTaskSlot: (node, fn) => heavy.run(node, fn),
     progress: (message) => log.progress(message),
     warn: (message) => log.warn(message),
     sleep: (ms) => systemClock.sleep(ms),

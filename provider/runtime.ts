@@ -57,6 +57,7 @@ export function buildContext(config: ConfigReader): OperationContext {
     caCert: config.get("proxmox:caCert"),
     insecure: config.get("proxmox:insecure"),
     maxConnections: config.get("proxmox:maxConnections"),
+    heavyTasksPerNode: config.get("proxmox:heavyTasksPerNode"),
   });
   const debug = process.env["PULUMI_PROXMOX_DEBUG"] === "1";
   const http = new HttpProxmoxApi({
@@ -79,10 +80,15 @@ export function buildContext(config: ConfigReader): OperationContext {
     return api.clusterVms();
   };
   // The engine shows the dynamic provider's stdout as info lines: the user's progress view.
-  return operationContext(api, listVms, {
-    progress,
-    warn: (message) => console.warn(`pulumi-proxmox: warning: ${message}`),
-  });
+  return operationContext(
+    api,
+    listVms,
+    {
+      progress,
+      warn: (message) => console.warn(`pulumi-proxmox: warning: ${message}`),
+    },
+    { heavyTasksPerNode: connection.heavyTasksPerNode },
+  );
 }
 
 export async function check(olds: Props, news: Props) {

@@ -20,6 +20,8 @@ import type {
   MoveTarget,
   NodeStorage,
   NodeVm,
+  NodeTask,
+  NodeTaskQuery,
   Permissions,
   PoolMembership,
   ProxmoxApi,
@@ -437,6 +439,12 @@ export class HttpProxmoxApi implements ProxmoxApi {
 
   taskStatus(node: string, upid: Upid): Promise<TaskStatus> {
     return this.#request("GET", ["nodes", node, "tasks", upid, "status"], schemas.taskStatusSchema);
+  }
+
+  nodeTasks(node: string, query: NodeTaskQuery): Promise<readonly NodeTask[]> {
+    return this.#request("GET", ["nodes", node, "tasks"], schemas.nodeTasksSchema, {
+      query: defined({ source: query.source, since: query.since, limit: query.limit }),
+    });
   }
 
   taskLog(

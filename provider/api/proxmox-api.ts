@@ -108,6 +108,23 @@ export interface TaskStatus {
   readonly exitstatus?: string | undefined;
 }
 
+/** One row of `GET /nodes/{node}/tasks`: a running task (`RUNNING`) or a finished one. */
+export interface NodeTask {
+  readonly upid: Upid;
+  /** `RUNNING` while active; once archived, the exit status (`OK`, `WARNINGS: n`, the error). */
+  readonly status?: string | undefined;
+}
+
+/** The `GET /nodes/{node}/tasks` filters a task wait uses (pve-manager `node_tasks`). */
+export interface NodeTaskQuery {
+  /** `active` lists running tasks, `archive` finished ones, `all` both (running first). */
+  readonly source: "active" | "archive" | "all";
+  /** Only tasks started at or after this UNIX time (seconds). */
+  readonly since?: number | undefined;
+  /** At most this many rows (PVE's default is 50). */
+  readonly limit?: number | undefined;
+}
+
 export interface TaskLogLine {
   readonly n: number;
   readonly t: string;
@@ -274,6 +291,8 @@ export interface ProxmoxApi {
   deleteVolume(node: string, storage: string, volid: string): Promise<Upid | null>;
 
   taskStatus(node: string, upid: Upid): Promise<TaskStatus>;
+  /** GET /nodes/{node}/tasks: one request answers for every task of the node it lists. */
+  nodeTasks(node: string, query: NodeTaskQuery): Promise<readonly NodeTask[]>;
   taskLog(
     node: string,
     upid: Upid,

@@ -190,6 +190,9 @@ export const taskStatusSchema = z.looseObject({
   exitstatus: z.string().optional(),
 });
 
+/** `status` is absent from a finished task whose index line holds no exit status. */
+export const nodeTasksSchema = z.array(z.looseObject({ upid, status: z.string().optional() }));
+
 export const taskLogSchema = z.array(z.looseObject({ n: z.number(), t: z.string() }));
 
 /** `data[3].vmid` from a zod path. */

@@ -19,7 +19,8 @@ import type { ConfigUpdate, ProxmoxApi } from "./proxmox-api.js";
  *   could not reach the node) or PVE refused it (a lock, no quorum). Any other failure is
  *   thrown for the caller to decide (clone.ts looks for its own VM first; a template create
  *   lists the import storage and the VMID before repeating a step).
- * - `none`: the task-status poll already treats a transient answer as "not yet".
+ * - `none`: the task-status poll and the node's task list already treat a transient answer as
+ *   "not yet".
  */
 
 export type RetryKind = "read" | "idempotent" | "unsafe" | "none";
@@ -41,6 +42,7 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   storageContent: "read",
   taskLog: "read",
   taskStatus: "none",
+  nodeTasks: "none",
   updateVmConfig: "idempotent",
   resizeDisk: "idempotent",
   destroyVm: "idempotent",
@@ -81,6 +83,7 @@ const REQUEST_NAMES: Readonly<Record<Method, string>> = {
   storageContent: "GET storage content",
   taskLog: "GET task log",
   taskStatus: "GET task status",
+  nodeTasks: "GET node tasks",
   updateVmConfig: "POST config",
   resizeDisk: "PUT resize",
   destroyVm: "DELETE VM",

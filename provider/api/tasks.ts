@@ -2,6 +2,7 @@ import { isTransient, TransientError } from "../errors.js";
 import { pollUntil } from "../poll.js";
 import { abortedError, systemClock, type Clock } from "../retry.js";
 import { classifyTaskFailure, vmidOfUpid } from "./classify.js";
+import type { NodeTaskPoller } from "./node-task-poller.js";
 import type { ProxmoxApi, TaskStatus, Upid } from "./proxmox-api.js";
 
 /**
@@ -30,6 +31,11 @@ export interface TaskWaitOptions {
   readonly ratio?: number | undefined;
   /** Lines of the log kept on a failure. */
   readonly tailLines?: number | undefined;
+  /**
+   * The node's shared task list: polls read the task's row from it, and ask the task's own
+   * status only when the list cannot tell.
+   */
+  readonly poller?: NodeTaskPoller | undefined;
 }
 
 export interface TaskResult {
@@ -66,7 +72,8 @@ async function logLines(api: ProxmoxApi, node: string, upid: Upid): Promise<stri
 }
 
 /**
- * Polls `GET /nodes/{node}/tasks/{upid}/status` until the task stops. Transient poll failures
+ * Polls the node's task list (with a `poller`) or `GET /nodes/{node}/tasks/{upid}/status`
+ * until the task stops. Transient poll failures
  * (a network blip, a 596) are polled through; permanent ones are thrown. A failed task throws
  * TASK_FAILED with the log's tail; running past the budget throws a TIMEOUT
  * {@link TransientError} (the task may still finish: the caller must not dispatch it again).
@@ -79,37 +86,47 @@ export async function waitForTask(
 ): Promise<TaskResult> {
   let polls = 0;
   let lastError: unknown;
-  const stopped = await pollUntil<TaskStatus>({
-    clock: options.clock ?? systemClock,
-    signal: options.signal,
-    budgetMs: options.budgetMs,
-    quietMs: options.quietMs,
-    firstIntervalMs: options.initialIntervalMs ?? DEFAULTS.initialIntervalMs,
-    nextIntervalMs: (previous, elapsed) => nextPollInterval(previous, elapsed, options),
-    attempt: async (elapsed) => {
-      let status: TaskStatus;
-      try {
-        polls++;
-        status = await api.taskStatus(node, upid);
-      } catch (error) {
-        if (!isTransient(error)) throw error;
-        lastError = error;
-        return undefined;
-      }
-      options.onProgress?.(status, elapsed);
-      return status.status === "stopped" ? status : undefined;
-    },
-    timedOut: (elapsed) =>
-      new TransientError(
-        "TIMEOUT",
-        `PVE task ${upid} on node ${node} was still running after ${Math.round(elapsed / 1000)} s. ` +
-          `It may still finish; watch it in the PVE UI (node ${node}, Tasks) before retrying.`,
-        { node, upid, vmid: vmidOfUpid(upid) },
-        lastError === undefined ? undefined : { cause: lastError },
-      ),
-    aborted: () => abortedError(`Waiting for task ${upid}`, options.signal),
-  });
-  return finish(api, node, upid, stopped, polls, options);
+  let interval = options.initialIntervalMs ?? DEFAULTS.initialIntervalMs;
+  const unwatch = options.poller?.watch(upid);
+  try {
+    const stopped = await pollUntil<TaskStatus>({
+      clock: options.clock ?? systemClock,
+      signal: options.signal,
+      budgetMs: options.budgetMs,
+      quietMs: options.quietMs,
+      firstIntervalMs: interval,
+      nextIntervalMs: (previous, elapsed) =>
+        (interval = nextPollInterval(previous, elapsed, options)),
+      attempt: async (elapsed) => {
+        let status: TaskStatus;
+        try {
+          polls++;
+          // A list round up to half an interval old adds at most half an interval of delay.
+          status =
+            (await options.poller?.status(upid, interval / 2)) ??
+            (await api.taskStatus(node, upid));
+        } catch (error) {
+          if (!isTransient(error)) throw error;
+          lastError = error;
+          return undefined;
+        }
+        options.onProgress?.(status, elapsed);
+        return status.status === "stopped" ? status : undefined;
+      },
+      timedOut: (elapsed) =>
+        new TransientError(
+          "TIMEOUT",
+          `PVE task ${upid} on node ${node} was still running after ${Math.round(elapsed / 1000)} s. ` +
+            `It may still finish; watch it in the PVE UI (node ${node}, Tasks) before retrying.`,
+          { node, upid, vmid: vmidOfUpid(upid) },
+          lastError === undefined ? undefined : { cause: lastError },
+        ),
+      aborted: () => abortedError(`Waiting for task ${upid}`, options.signal),
+    });
+    return await finish(api, node, upid, stopped, polls, options);
+  } finally {
+    unwatch?.();
+  }
 }
 
 async function finish(

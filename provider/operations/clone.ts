@@ -61,39 +61,54 @@ export async function cloneNew(
   const claimant = identity ?? request.vmName;
   const takenByOthers = new Set<number>();
   for (;;) {
-    const outcome = await dispatchClone(ctx, request, identity, claimant, takenByOthers);
-    // From here on the VM at this VMID is this resource's: no create of this process waits on
-    // it, and a create of this resource after a failed wait below finds it by VMID.
-    ctx.clones.started(outcome.vmid, outcome.kind === "adopted" ? outcome.node : request.node);
-    if (outcome.kind === "adopted") {
-      ctx.progress(`VM ${outcome.vmid} on ${outcome.node}: found this resource's clone`);
-      return { node: outcome.node, vmid: outcome.vmid };
-    }
-    const { vmid, upid } = outcome;
-    const started = ctx.now();
-    try {
-      await ctx.waitForTask(request.template.node, upid, {
-        budgetMs: request.cloneBudgetMs,
-        step: `VM ${vmid} on ${request.node}: cloning template ${request.template.vmid}`,
-      });
-    } catch (error) {
-      if (!lostTheTarget(error)) throw onTarget(error, request, vmid);
-      // PVE serialises clones to one VMID, so the winner may be our own earlier request.
-      const own = await inspectTarget(ctx, request, vmid, identity);
-      if (own !== undefined) return { node: own, vmid };
-      ctx.progress(
-        `VM ${vmid} on ${request.node}: another clone holds VMID ${vmid} (${error.code}); ` +
-          "nothing of this resource is there, trying the next VMID",
-      );
-      ctx.clones.release(vmid);
-      takenByOthers.add(vmid);
-      continue;
-    }
-    ctx.progress(
-      `VM ${vmid} on ${request.node}: cloned from template ${request.template.vmid} in ${elapsed(ctx, started)}`,
+    // The clone task runs on the template's node and copies disks there: one heavy task slot.
+    const cloned = await ctx.withHeavyTaskSlot(request.template.node, () =>
+      cloneOnce(ctx, request, identity, claimant, takenByOthers),
     );
-    return { node: request.node, vmid };
+    if (cloned !== undefined) return cloned;
   }
+}
+
+/** One clone to the next free VMID: where the VM is, or undefined to try the next VMID. */
+async function cloneOnce(
+  ctx: OperationContext,
+  request: CloneNewRequest,
+  identity: string | undefined,
+  claimant: string,
+  takenByOthers: Set<number>,
+): Promise<{ node: string; vmid: number } | undefined> {
+  const outcome = await dispatchClone(ctx, request, identity, claimant, takenByOthers);
+  // From here on the VM at this VMID is this resource's: no create of this process waits on
+  // it, and a create of this resource after a failed wait below finds it by VMID.
+  ctx.clones.started(outcome.vmid, outcome.kind === "adopted" ? outcome.node : request.node);
+  if (outcome.kind === "adopted") {
+    ctx.progress(`VM ${outcome.vmid} on ${outcome.node}: found this resource's clone`);
+    return { node: outcome.node, vmid: outcome.vmid };
+  }
+  const { vmid, upid } = outcome;
+  const started = ctx.now();
+  try {
+    await ctx.waitForTask(request.template.node, upid, {
+      budgetMs: request.cloneBudgetMs,
+      step: `VM ${vmid} on ${request.node}: cloning template ${request.template.vmid}`,
+    });
+  } catch (error) {
+    if (!lostTheTarget(error)) throw onTarget(error, request, vmid);
+    // PVE serialises clones to one VMID, so the winner may be our own earlier request.
+    const own = await inspectTarget(ctx, request, vmid, identity);
+    if (own !== undefined) return { node: own, vmid };
+    ctx.progress(
+      `VM ${vmid} on ${request.node}: another clone holds VMID ${vmid} (${error.code}); ` +
+        "nothing of this resource is there, trying the next VMID",
+    );
+    ctx.clones.release(vmid);
+    takenByOthers.add(vmid);
+    return undefined;
+  }
+  ctx.progress(
+    `VM ${vmid} on ${request.node}: cloned from template ${request.template.vmid} in ${elapsed(ctx, started)}`,
+  );
+  return { node: request.node, vmid };
 }
 
 /** A clone task that failed on its target's file lock or found the target already there. */

@@ -20,11 +20,14 @@ export async function migrateToNode(
       (target.storage === undefined ? "" : ` onto ${target.storage}`),
   );
   const started = ctx.now();
-  const upid = await ctx.api.migrateVm(vm.node, vm.vmid, target.node, false, {
-    withLocalDisks: true,
-    targetStorage: target.storage,
+  // The migration copies the disks from this node: one heavy task slot there.
+  await ctx.withHeavyTaskSlot(vm.node, async () => {
+    const upid = await ctx.api.migrateVm(vm.node, vm.vmid, target.node, false, {
+      withLocalDisks: true,
+      targetStorage: target.storage,
+    });
+    await ctx.waitForTask(vm.node, upid, { budgetMs, step });
   });
-  await ctx.waitForTask(vm.node, upid, { budgetMs, step });
   const seconds = Math.round((ctx.now() - started) / 1000);
   ctx.progress(`VM ${vm.vmid} on ${target.node}: migrated from ${vm.node} in ${seconds} s`);
   return { node: target.node, vmid: vm.vmid };

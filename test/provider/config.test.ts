@@ -45,6 +45,22 @@ describe("config", () => {
     ).toBe("Proxmox connection config: maxConnections must be a whole number from 1 to 64");
   });
 
+  it("takes heavyTasksPerNode from config or its variable, unbounded unless set", () => {
+    const base = { endpoint: "https://pve1:8006", apiToken: TOKEN };
+    expect(parseConnectionConfig(base, { env: {} }).heavyTasksPerNode).toBeUndefined();
+    expect(
+      parseConnectionConfig({ ...base, heavyTasksPerNode: "2" }, { env: {} }).heavyTasksPerNode,
+    ).toBe(2);
+    expect(
+      parseConnectionConfig(base, { env: { PROXMOX_VE_HEAVY_TASKS_PER_NODE: "3" } })
+        .heavyTasksPerNode,
+    ).toBe(3);
+    expect(
+      failure(() => parseConnectionConfig({ ...base, heavyTasksPerNode: "0" }, { env: {} }))
+        .message,
+    ).toBe("Proxmox connection config: heavyTasksPerNode must be a whole number from 1 to 64");
+  });
+
   it("accepts an endpoint ending in /api2/json and a PVEAPIToken= prefix", () => {
     const config = parseConnectionConfig(
       { endpoint: "https://pve1:8006/api2/json", apiToken: `PVEAPIToken=${TOKEN}` },

@@ -16,6 +16,7 @@ import type {
   MoveTarget,
   NodeStorage,
   NodeVm,
+  NodeTask,
   Permissions,
   PoolMembership,
   ProxmoxApi,
@@ -393,6 +394,13 @@ export class FakeProxmoxApi implements ProxmoxApi {
     this.#enter("taskStatus", [node, upid]);
     const task = this.#tasks.get(upid);
     return { upid, node, status: "stopped", exitstatus: task?.exitstatus ?? "OK" };
+  }
+  /** Every fake task ends at once, so the node's list shows it archived with its exit status. */
+  async nodeTasks(node: string): Promise<readonly NodeTask[]> {
+    this.#enter("nodeTasks", [node]);
+    return [...this.#tasks]
+      .filter(([, task]) => task.node === node)
+      .map(([upid, task]) => ({ upid, status: task.exitstatus }));
   }
   async taskLog(): Promise<readonly TaskLogLine[]> {
     return [{ n: 1, t: "TASK OK" }];

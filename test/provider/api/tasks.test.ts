@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { NodeTaskPoller } from "../../../provider/api/node-task-poller.js";
+import type { NodeTaskQuery } from "../../../provider/api/proxmox-api.js";
 import { nextPollInterval, waitForTask } from "../../../provider/api/tasks.js";
 import { PermanentError, TransientError } from "../../../provider/errors.js";
 import { taskApi } from "./task-fake.js";
@@ -168,6 +170,33 @@ describe("tasks", () => {
       );
       expect(onProgress).toHaveBeenCalledTimes(value?.polls ?? -1);
       expect(onProgress.mock.lastCall?.[0]).toMatchObject({ status: "stopped", exitstatus: "OK" });
+    });
+
+    it("reads the node's task list and asks the task itself only when the list cannot tell", async () => {
+      const api = taskApi({ doneAt: 1_000, exitstatus: "OK" }, Date.now);
+      // The list shows the task running, then leaves it out (as past its row limit).
+      const list = vi.fn(() =>
+        Promise.resolve(Date.now() < 1_000 ? [{ upid: UPID, status: "RUNNING" }] : []),
+      );
+      const poller = new NodeTaskPoller({ nodeTasks: list }, "pve1");
+      const { value } = await settle(waitForTask(api, "pve1", UPID, { budgetMs: 60_000, poller }));
+      expect(value).toMatchObject({ exitstatus: "OK" });
+      expect(list.mock.calls.length).toBeGreaterThan(1);
+      expect(api.statusCalls).toBe(1);
+    });
+
+    it("stops watching the task once the wait ends, failed or not", async () => {
+      const api = taskApi({ doneAt: 0, exitstatus: "clone failed: out of space" }, Date.now);
+      const list = vi.fn((_node: string, _query: NodeTaskQuery) =>
+        Promise.resolve([{ upid: UPID, status: "clone failed: out of space" }]),
+      );
+      const poller = new NodeTaskPoller({ nodeTasks: list }, "pve1");
+      const failed = await settle(waitForTask(api, "pve1", UPID, { budgetMs: 60_000, poller }));
+      expect(failed.error).toMatchObject({ code: "TASK_FAILED" });
+      const LATER = UPID.replace("67CC7B42", "67CC7C00");
+      await settle(waitForTask(api, "pve1", LATER, { budgetMs: 60_000, poller }));
+      // The second wait's list starts at its own task: the failed one no longer widens it.
+      expect(list.mock.calls.at(-1)?.[1].since).toBe(0x67cc7c00);
     });
   });
 });

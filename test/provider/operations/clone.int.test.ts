@@ -129,3 +129,38 @@ describe("clone (over HTTP, with the retrying API)", () => {
     expect(qemuVms(sim)).toEqual([]);
   });
 });
+
+describe("clone with proxmox:heavyTasksPerNode", () => {
+  it("runs at most that many clones at once on a node, and every create still lands", async () => {
+    const sim = await startSimulator({ listingLagMs: 0, taskDurationsMs: { qmclone: 300 } });
+    try {
+      const config: Record<string, string> = {
+        "proxmox:endpoint": sim.url,
+        "proxmox:apiToken": sim.apiToken,
+        "proxmox:caCert": sim.caCertPem,
+        "proxmox:heavyTasksPerNode": "1",
+      };
+      const ctx = buildContext({ get: (key) => config[key] });
+      vi.spyOn(console, "log").mockImplementation(() => undefined);
+      let most = 0;
+      const sampler = setInterval(() => {
+        const running = [...sim.model.tasks.values()].filter(
+          (t) => t.type === "qmclone" && t.node === "pve1" && t.status === "running",
+        ).length;
+        most = Math.max(most, running);
+      }, 5);
+      const inputs = [1, 2, 3].map((n) => resolve(`slot-${n}`, { started: false }));
+      const created = await Promise.all(inputs.map((i) => createVm(ctx, i))).finally(() =>
+        clearInterval(sampler),
+      );
+      expect(most).toBe(1);
+      expect(new Set(created.map((vm) => vm.vmid)).size).toBe(3);
+      expect(qemuVms(sim)).toHaveLength(3);
+      await Promise.all(created.map((vm) => deleteVm(ctx, vm)));
+      expect(qemuVms(sim)).toHaveLength(0);
+    } finally {
+      vi.restoreAllMocks();
+      await sim.close();
+    }
+  });
+});

@@ -102,6 +102,7 @@ export function requestName(kind: string): string {
   const last = pattern.split("/").at(-1) ?? "";
   if (method === "GET") {
     if (/\/tasks\/\{[a-z]+\}\/status$/.test(pattern)) return "GET task status";
+    if (/^\/nodes\/\{node\}\/tasks$/.test(pattern)) return "GET node task list";
     if (pattern.endsWith("/agent/network-get-interfaces")) return "GET guest interfaces";
     return "every GET";
   }
@@ -117,6 +118,8 @@ export function documentedRetried(
   kind: string,
   fault: Fault,
 ): boolean {
+  // A failed task is TASK_FAILED, permanent: never dispatched again.
+  if (fault === "task failure") return false;
   const name = requestName(kind);
   const retry = docs.get(name);
   if (retry === undefined)
@@ -147,7 +150,7 @@ const UPDATED = { cores: 2, cloudInit: { packages: ["curl"] } };
 export interface FaultTarget {
   readonly operation: FaultOperation;
   readonly kind: string;
-  /** For a task status kind: the task type, which `failTasks` matches. */
+  /** For a task target (kind `task {qmclone}`): the task type, which `failTasks` matches. */
   readonly taskType: string | undefined;
   /** The path as the clean run sent it: which node and VM the message must name. */
   readonly example: string;
@@ -206,16 +209,33 @@ export async function faultTargets(operation: FaultOperation): Promise<FaultTarg
   try {
     const state = await prepare(ctx, operation);
     sim.clearRequestLog();
+    const tasksBefore = new Set(sim.model.tasks.keys());
     await run(ctx, operation, state);
     const first = new Map<string, string>();
     for (const entry of sim.requestLog)
       if (!first.has(requestKind(entry))) first.set(requestKind(entry), entry.path);
-    return [...first].map(([kind, example]) => ({
+    const requests = [...first].map(([kind, example]) => ({
       operation,
       kind,
       example,
-      taskType: /\/tasks\/\{([a-z]+)\}\/status$/.exec(kind)?.[1],
+      taskType: undefined,
     }));
+    // Task waits share the node's task list, so a task type has no request of its own: the
+    // task-failure targets are the task types the clean run started.
+    const tasks = new Map<string, string>();
+    for (const task of sim.model.tasks.values()) {
+      if (!tasksBefore.has(task.upid) && !tasks.has(task.type)) {
+        const vmid = /^\d+$/.test(task.id) ? `/qemu/${task.id}` : "";
+        tasks.set(task.type, `/nodes/${task.node}${vmid}`);
+      }
+    }
+    const taskTargets = [...tasks].map(([type, example]) => ({
+      operation,
+      kind: `task {${type}}`,
+      example,
+      taskType: type,
+    }));
+    return [...requests, ...taskTargets];
   } finally {
     await sim.close();
   }
@@ -263,9 +283,9 @@ function inject(sim: Simulator, target: FaultTarget, fault: Fault, vmid: number)
   }
 }
 
-/** Whether a fault applies to a target: task failures only to the task types. */
+/** Whether a fault applies to a target: task failures to the task types, the others to requests. */
 export function applies(target: FaultTarget, fault: Fault): boolean {
-  return fault === "task failure" ? target.taskType !== undefined : true;
+  return (fault === "task failure") === (target.taskType !== undefined);
 }
 
 interface Coded {

@@ -77,6 +77,30 @@ describe("routes/task-list", () => {
     await api.waitTask("pve1", upid);
   });
 
+  it("lists with source=all and since the tasks started since then, running first", async () => {
+    await api.close();
+    await sim.close();
+    ({ sim, api } = await startWithClonedVm({ taskDurationsMs: { qmstart: 2000, qmclone: 50 } }));
+    const clone = String(
+      data(await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 101, name: "b" })),
+    );
+    await api.waitTask("pve1", clone);
+    const start = String(data(await api.call("POST", "/nodes/pve1/qemu/100/status/start")));
+    const since = parseInt(clone.split(":")[4] ?? "", 16);
+    const listed = await rows(`/nodes/pve1/tasks?source=all&since=${since}&limit=500`);
+    expect(listed.map((r) => [r["upid"], r["status"]])).toEqual(
+      expect.arrayContaining([
+        [start, "RUNNING"],
+        [clone, "OK"],
+      ]),
+    );
+    expect(listed[0]?.["upid"]).toBe(start);
+    expect(listed.every((r) => Number(r["starttime"]) >= since)).toBe(true);
+    const later = await rows(`/nodes/pve1/tasks?source=all&since=${since + 3600}`);
+    expect(later).toEqual([]);
+    await api.waitTask("pve1", start);
+  });
+
   it("shows another user's tasks only with Sys.Audit on the node", async () => {
     const own = api.withToken(
       sim.addToken("ops@pve!own", [{ path: "/vms", privileges: ["VM.Audit", "VM.PowerMgmt"] }]),
