@@ -1,7 +1,9 @@
 // Fifty VMs as fast as one: `pulumi up` of 1, 10, 50 and 100 VMs through the real engine
 // against a simulator with jittered realistic task durations, per-request latency and PVE's
 // per-node API worker limit; `preview --refresh` of 100 VMs against 100 no-op dynamic
-// resources; `destroy` of 50. Prints one table with the ratios and the goals beside them.
+// resources; `destroy` of 50. Prints one table with the ratios and the goals beside them, and
+// beside each N-VM up the floor no provider can beat: the engine's own cost of N resources plus
+// the slowest of the N critical paths (tasks and boot) the simulator's jitter draws.
 //
 //   npm run bench:scale
 //   SCALE_SIZES=10,50 SCALE_PARALLEL=64 SCALE_LATENCY_MS=20 npm run bench:scale
@@ -13,6 +15,7 @@ import * as fs from "node:fs";
 import { it } from "vitest";
 import { DEFAULT_PARALLEL } from "../cli/engine-command";
 import { REALISTIC_TASK_MS, startSimulator, type Simulator } from "../simulator";
+import { jittered } from "../simulator/http/api-workers";
 import { requestKind } from "../test/e2e/support/crash-harness";
 import { engineEnv, pulumi, type EngineEnv } from "../test/e2e/support/engine";
 import { findProcesses } from "../test/e2e/support/processes";
@@ -38,6 +41,8 @@ const SIM_OPTIONS = {
   apiWorkers: API_WORKERS,
   listingLagMs: 1000,
 } as const;
+
+const TASK_BASE_MS: Readonly<Record<string, number | undefined>> = SIM_OPTIONS.taskDurationsMs;
 
 function vmProgram(count: number): string {
   return `
@@ -78,6 +83,32 @@ for (let i = 0; i < ${count}; i++) {
   new pulumi.dynamic.Resource(provider, "noop-" + i, { i }, {});
 }
 `;
+}
+
+/** The durations (ms, before jitter) of the PVE tasks a run started, in the order it started them. */
+function taskBasesSince(sim: Simulator, before: ReadonlySet<string>): number[] {
+  return [...sim.model.tasks.values()]
+    .filter((task) => !before.has(task.upid))
+    .map((task) => TASK_BASE_MS[task.type] ?? SIM_OPTIONS.defaultTaskMs);
+}
+
+/**
+ * The expected duration of the slowest of `n` VMs' critical paths when each step (`steps`: the
+ * tasks one create runs one after the other, then the guest boot) is drawn as the simulator draws
+ * it: no provider, however quick, finishes `n` VMs before their slowest path has run.
+ */
+function expectedSlowestPathMs(steps: readonly number[], n: number, trials = 2000): number {
+  let sum = 0;
+  for (let trial = 0; trial < trials; trial++) {
+    let slowest = 0;
+    for (let vm = 0; vm < n; vm++) {
+      let path = 0;
+      for (const base of steps) path += jittered(base, SIM_OPTIONS.taskJitter);
+      slowest = Math.max(slowest, path);
+    }
+    sum += slowest;
+  }
+  return sum / trials;
 }
 
 interface Measured {
@@ -166,9 +197,21 @@ it("measures T1, N-VM ups, a refresh and a destroy, and prints the table", async
     void rows.push({ what, value, goal });
   try {
     const one = await vmStack("scale-1", 1, sim, engine);
+    const tasksBefore = new Set(sim.model.tasks.keys());
     const t1 = await measure(sim, engine, one, up);
+    // One create's tasks run one after the other, then the guest boots: its critical path.
+    const pathSteps = [...taskBasesSince(sim, tasksBefore), SIM_OPTIONS.guestBootMs];
     await measure(sim, engine, one, destroy);
+    const noopOne = await proxmoxStack("noop-1", noopProgram(1), sim, engine);
+    const engineOne = await measure(sim, engine, noopOne, up);
+    await measure(sim, engine, noopOne, destroy);
+    const onePathS = expectedSlowestPathMs(pathSteps, 1) / 1000;
     row("T1: up of 1 VM", `${t1.seconds.toFixed(1)} s`);
+    row(
+      "  the engine alone; one VM's PVE tasks and boot",
+      `up of 1 no-op resource ${engineOne.seconds.toFixed(1)} s; ${onePathS.toFixed(1)} s ` +
+        `(${pathSteps.length - 1} tasks)`,
+    );
     row("requests per create (1 VM)", `${t1.requests} (${t1.taskPolls} task polls)`, "≤ 25");
 
     for (const size of SIZES) {
@@ -183,6 +226,17 @@ it("measures T1, N-VM ups, a refresh and a destroy, and prints the table", async
         `${created.seconds.toFixed(1)} s = ${(created.seconds / t1.seconds).toFixed(2)} × T1`,
         goal,
       );
+      // What no provider can beat: the engine's own cost of N resources, plus the slowest of
+      // the N paths the simulator draws, against the same for one VM.
+      const noop = await proxmoxStack(`noop-${size}`, noopProgram(size), sim, engine);
+      const engineN = await measure(sim, engine, noop, up);
+      const slowestS = expectedSlowestPathMs(pathSteps, size) / 1000;
+      const floor = (engineN.seconds + slowestS) / (engineOne.seconds + onePathS);
+      row(
+        `  floor for a provider that adds nothing`,
+        `${floor.toFixed(2)} × T1: up of ${size} no-op resources ${engineN.seconds.toFixed(1)} s, ` +
+          `slowest of ${size} drawn paths ${slowestS.toFixed(1)} s`,
+      );
       row(
         `  requests per create; listings`,
         `${(created.requests / size).toFixed(1)} (${(created.taskPolls / size).toFixed(1)} task polls); ` +
@@ -196,8 +250,6 @@ it("measures T1, N-VM ups, a refresh and a destroy, and prints the table", async
       );
 
       if (size === REFRESH_SIZE) {
-        const noop = await proxmoxStack(`noop-${size}`, noopProgram(size), sim, engine);
-        const noopUp = await measure(sim, engine, noop, up);
         const refreshArgs = ["preview", "--refresh", ...parallelArgs];
         const baseline = await measure(sim, engine, noop, refreshArgs);
         const refreshed = await measure(sim, engine, dir, refreshArgs);
@@ -217,11 +269,11 @@ it("measures T1, N-VM ups, a refresh and a destroy, and prints the table", async
         row(
           `  peak provider RSS: ${size} VMs vs ${size} no-op resources`,
           `refresh ${refreshed.peakRssMb.toFixed(0)} vs ${baseline.peakRssMb.toFixed(0)} MB; ` +
-            `up ${created.peakRssMb.toFixed(0)} vs ${noopUp.peakRssMb.toFixed(0)} MB`,
+            `up ${created.peakRssMb.toFixed(0)} vs ${engineN.peakRssMb.toFixed(0)} MB`,
           size >= 100 ? "≤ 150 MB" : "",
         );
-        await measure(sim, engine, noop, destroy);
       }
+      await measure(sim, engine, noop, destroy);
 
       const destroyed = await measure(sim, engine, dir, destroy);
       if (size === DESTROY_SIZE) {
