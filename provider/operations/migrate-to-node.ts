@@ -5,6 +5,7 @@
  * resumes a create that stopped in between (the VM's mark names the node it belongs on).
  */
 import type { OperationContext } from "../context";
+import { hasCode } from "../errors";
 import type { VmLocation } from "./converge";
 
 export async function migrateToNode(
@@ -20,12 +21,32 @@ export async function migrateToNode(
       (target.storage === undefined ? "" : ` onto ${target.storage}`),
   );
   const started = ctx.now();
-  const upid = await ctx.api.migrateVm(vm.node, vm.vmid, target.node, false, {
-    withLocalDisks: true,
-    targetStorage: target.storage,
-  });
+  let upid: string;
+  try {
+    upid = await ctx.api.migrateVm(vm.node, vm.vmid, target.node, false, {
+      withLocalDisks: true,
+      targetStorage: target.storage,
+    });
+  } catch (error) {
+    // A migration whose answer was lost moved the VM; the listing that sent us here was older.
+    if (hasCode(error, "NOT_FOUND") && (await isOn(ctx, target.node, vm.vmid))) {
+      ctx.progress(`VM ${vm.vmid} on ${target.node}: already migrated from ${vm.node}`);
+      return { node: target.node, vmid: vm.vmid };
+    }
+    throw error;
+  }
   await ctx.waitForTask(vm.node, upid, { budgetMs, step });
   const seconds = Math.round((ctx.now() - started) / 1000);
   ctx.progress(`VM ${vm.vmid} on ${target.node}: migrated from ${vm.node} in ${seconds} s`);
   return { node: target.node, vmid: vm.vmid };
+}
+
+async function isOn(ctx: OperationContext, node: string, vmid: number): Promise<boolean> {
+  return ctx.api.vmConfig(node, vmid).then(
+    () => true,
+    (error: unknown) => {
+      if (hasCode(error, "NOT_FOUND")) return false;
+      throw error;
+    },
+  );
 }

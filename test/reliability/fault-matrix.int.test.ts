@@ -39,7 +39,7 @@ const SAMPLE: [FaultOperation, RegExp, Fault[]][] = [
   ["template-create", /^GET .*\/tasks\/\{qmcreate\}\/status$/, ["task failure"]],
   ["template-create", /^POST .*\/template$/, ["403", "596", "lost answer"]],
   ["template-delete", /^DELETE .*\/content\/\{volid\}$/, ["596", "lost answer"]],
-  ["cross-node-create", /^POST .*\/migrate$/, ["403", "595"]],
+  ["cross-node-create", /^POST .*\/migrate$/, ["403", "595", "lost answer"]],
   ["cross-node-create", /^GET .*\/tasks\/\{qmigrate\}\/status$/, ["task failure"]],
   ["disk-update", /^POST .*\/move_disk$/, ["500", "595"]],
   ["disk-update", /^GET .*\/tasks\/\{qmmove\}\/status$/, ["task failure"]],
