@@ -38,6 +38,8 @@ const SAMPLE: [FaultOperation, RegExp, Fault[]][] = [
   ["template-create", /^POST \/nodes\/\{node\}\/qemu$/, ["500", "595", "lost answer"]],
   ["template-create", /^GET .*\/tasks\/\{qmcreate\}\/status$/, ["task failure"]],
   ["template-create", /^POST .*\/template$/, ["403", "596", "lost answer"]],
+  ["template-delete", /^DELETE .*\/qemu\/\{vmid\}$/, ["lost answer"]],
+  ["template-delete", /^GET .*\/tasks\/\{qmdestroy\}\/status$/, ["500"]],
   ["template-delete", /^DELETE .*\/content\/\{volid\}$/, ["596", "lost answer"]],
   ["cross-node-create", /^POST .*\/migrate$/, ["403", "595", "lost answer"]],
   ["cross-node-create", /^GET .*\/tasks\/\{qmigrate\}\/status$/, ["task failure"]],
