@@ -2,7 +2,7 @@
 // recover as a user would, judge what is left. Takes a long while (a few engine runs per k).
 //
 //   npm run bench:crash                        # all operations
-//   CRASH_OPERATIONS=create,delete npm run bench:crash
+//   CRASH_OPERATIONS=template-create,template-delete npm run bench:crash
 //
 // Prints the table (operation, k, request, outcome) and the counts per outcome. Exits non-zero
 // only when the harness cannot run; bad outcomes are the table's news, not a failure.

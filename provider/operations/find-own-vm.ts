@@ -82,7 +82,7 @@ function mayBeOurInterruptedClone(
  * `VM <vmid>` (what pvestatd reports for a config without a name, e.g. a clone in progress),
  * or a clone lock (read straight from the config, so it never lags).
  */
-function isNameless(vm: ClusterVm): boolean {
+export function isNameless(vm: ClusterVm): boolean {
   return !vm.name || vm.name === `VM ${vm.vmid}` || vm.lock === "clone";
 }
 

@@ -5,6 +5,7 @@
  * resumes a create that stopped in between (the VM's mark names the node it belongs on).
  */
 import type { OperationContext } from "../context";
+import { hasCode } from "../errors";
 import type { VmLocation } from "./vm-location";
 
 export async function migrateToNode(
@@ -21,14 +22,36 @@ export async function migrateToNode(
   );
   const started = ctx.now();
   // The migration copies the disks from this node: one heavy task slot there.
-  await ctx.withHeavyTaskSlot(vm.node, async () => {
-    const upid = await ctx.api.migrateVm(vm.node, vm.vmid, target.node, false, {
-      withLocalDisks: true,
-      targetStorage: target.storage,
-    });
+  const migrated = await ctx.withHeavyTaskSlot(vm.node, async () => {
+    let upid: string;
+    try {
+      upid = await ctx.api.migrateVm(vm.node, vm.vmid, target.node, false, {
+        withLocalDisks: true,
+        targetStorage: target.storage,
+      });
+    } catch (error) {
+      // A migration whose answer was lost moved the VM; the listing that sent us here was older.
+      if (hasCode(error, "NOT_FOUND") && (await isOn(ctx, target.node, vm.vmid))) return false;
+      throw error;
+    }
     await ctx.waitForTask(vm.node, upid, { budgetMs, step });
+    return true;
   });
+  if (!migrated) {
+    ctx.progress(`VM ${vm.vmid} on ${target.node}: already migrated from ${vm.node}`);
+    return { node: target.node, vmid: vm.vmid };
+  }
   const seconds = Math.round((ctx.now() - started) / 1000);
   ctx.progress(`VM ${vm.vmid} on ${target.node}: migrated from ${vm.node} in ${seconds} s`);
   return { node: target.node, vmid: vm.vmid };
+}
+
+async function isOn(ctx: OperationContext, node: string, vmid: number): Promise<boolean> {
+  return ctx.api.vmConfig(node, vmid).then(
+    () => true,
+    (error: unknown) => {
+      if (hasCode(error, "NOT_FOUND")) return false;
+      throw error;
+    },
+  );
 }

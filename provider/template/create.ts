@@ -9,6 +9,7 @@ import { formatMemory } from "../spec/compute";
 import type { OperationContext } from "../context";
 import { hasCode, PermanentError } from "../errors";
 import { describe, probeOrder } from "../identity";
+import { isNameless } from "../operations/find-own-vm";
 import { ensureImage } from "./download";
 import type { TemplateInputs } from "./inputs";
 import { planOf, readTemplateMark, templateMark, type TemplatePlan } from "./mark";
@@ -72,7 +73,8 @@ export async function createTemplate(
 /**
  * A VM on the node whose mark carries this template's identity: one with its name, or a
  * nameless one in the probe window (PVE writes the name and description only when the create
- * task ends, so a create interrupted mid-task left a VM locked `create`: it is waited out).
+ * task ends, so a create interrupted mid-task left a VM locked `create`: it is waited out; and
+ * the listing may show pvestatd's placeholder name for a while after the task wrote the real one).
  */
 async function findOwnTemplate(
   ctx: OperationContext,
@@ -84,7 +86,8 @@ async function findOwnTemplate(
     (vm) =>
       vm.type === "qemu" &&
       vm.node === inputs.node &&
-      (vm.name === plan.vmName || (window.has(vm.vmid) && (!vm.name || vm.lock === "create"))),
+      (vm.name === plan.vmName ||
+        (window.has(vm.vmid) && (isNameless(vm) || vm.lock === "create"))),
   );
   for (const row of rows) {
     const config = await settledConfig(ctx, inputs, row.vmid);

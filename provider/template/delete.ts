@@ -48,8 +48,13 @@ export async function deleteTemplate(
       );
     }
     ctx.progress(`${label}: destroying`);
-    const upid = await ctx.api.destroyVm(row.node, row.vmid);
-    await ctx.waitForTask(row.node, upid, { ...budget, step: `${label}: destroying` });
+    try {
+      const upid = await ctx.api.destroyVm(row.node, row.vmid);
+      await ctx.waitForTask(row.node, upid, { ...budget, step: `${label}: destroying` });
+    } catch (error) {
+      // Gone midway: an earlier destroy whose answer was lost (retried, or a failed run's) did it.
+      if (!hasCode(error, "NOT_FOUND") && !goneInTask(error)) throw error;
+    }
   }
   await deleteImage(ctx, state, state.timeouts.taskMs);
 }

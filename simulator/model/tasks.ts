@@ -44,8 +44,19 @@ export class TaskRunner {
 
   constructor(private readonly options: TaskRunnerOptions) {}
 
-  /** Starts a task and returns its record (whose `upid` the API answers with). */
-  start(node: string, type: string, id: string, user: string, body: TaskBody): TaskRecord {
+  /**
+   * Starts a task and returns its record (whose `upid` the API answers with). `undo` reverts
+   * what the API call did before the worker started, for an injected failure, which skips the
+   * body and so the body's own clean-up (a create's config, made before its worker runs).
+   */
+  start(
+    node: string,
+    type: string,
+    id: string,
+    user: string,
+    body: TaskBody,
+    undo?: () => void,
+  ): TaskRecord {
     const pid = (this.nextPid += 1 + Math.floor(Math.random() * 7));
     const pstart = this.bootTicks + Math.floor(performance.now() / 10);
     const starttime = Math.floor(Date.now() / 1000);
@@ -65,7 +76,7 @@ export class TaskRunner {
     };
     this.tasks.set(upid, task);
     const fault = this.takeFault(type, id);
-    const run = this.execute(task, body, fault).finally(() => this.running.delete(run));
+    const run = this.execute(task, body, fault, undo).finally(() => this.running.delete(run));
     this.running.add(run);
     this.options.onChange();
     return task;
@@ -109,6 +120,7 @@ export class TaskRunner {
     task: TaskRecord,
     body: TaskBody,
     fault: TaskFault | undefined,
+    undo: (() => void) | undefined,
   ): Promise<void> {
     const duration = this.options.durationMs(task.type);
     let warnings = 0;
@@ -126,6 +138,7 @@ export class TaskRunner {
       if (fault?.message !== undefined) {
         // An injected failure: the task runs its course but changes nothing.
         await ctx.wait(1);
+        undo?.();
         throw new Error(fault.message);
       }
       await body(ctx);

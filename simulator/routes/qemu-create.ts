@@ -238,6 +238,12 @@ async function createDisksAndConfig(
   }
 }
 
+/** A failed create removes the config it made (create_vm's error path), so it can be repeated. */
+function removeConfig(sim: SimContext, vmid: number): void {
+  sim.cluster.removeVm(vmid);
+  sim.changed();
+}
+
 /**
  * The qmcreate worker: under the VM's flock, disks then config. Whatever fails (the flock
  * included), the config file, still `lock: create`, is removed, so the request can be repeated.
@@ -249,8 +255,7 @@ async function createWorker(sim: SimContext, params: Params, ctx: TaskContext): 
     release = await sim.flocks.acquire(vmid, true, 1000);
     await createDisksAndConfig(sim, params, ctx);
   } catch (err) {
-    sim.cluster.removeVm(vmid);
-    sim.changed();
+    removeConfig(sim, vmid);
     throw err;
   } finally {
     release?.();
@@ -292,8 +297,13 @@ export const qemuCreateRoutes: Route<SimContext>[] = [
       // create_and_lock_config: the config exists from now on, holding only the create lock.
       sim.cluster.addVm(Cluster.newVm(vmid, node, { lock: "create" }));
       sim.changed();
-      return sim.tasks.start(node, "qmcreate", String(vmid), tokenId, (ctx) =>
-        createWorker(sim, params, ctx),
+      return sim.tasks.start(
+        node,
+        "qmcreate",
+        String(vmid),
+        tokenId,
+        (ctx) => createWorker(sim, params, ctx),
+        () => removeConfig(sim, vmid),
       ).upid;
     },
   },

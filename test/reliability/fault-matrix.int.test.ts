@@ -15,7 +15,8 @@ import {
 
 /**
  * A sample of the fault matrix (the bench runs every request kind × every fault): the requests
- * that change something, each with the faults a real cluster produces there. The timeout fault
+ * that change something, each with the faults a real cluster produces there (a lost answer: PVE
+ * acted, the client never heard). The timeout fault
  * waits out the client's 60 s request timeout, so it runs only in the bench.
  */
 const SAMPLE: [FaultOperation, RegExp, Fault[]][] = [
@@ -30,6 +31,24 @@ const SAMPLE: [FaultOperation, RegExp, Fault[]][] = [
   ["update", /^POST .*\/status\/reboot$/, ["596", "reset"]],
   ["delete", /^DELETE .*\/qemu\/\{vmid\}$/, ["403", "596", "reset"]],
   ["delete", /^task \{qmdestroy\}$/, ["task failure"]],
+  // The requests a template, a cross-node create and a disk change add: each non-idempotent
+  // POST with a refusal (595, retried), an answer lost after PVE acted (never retried: the
+  // re-run finds what it did) and a permanent fault; each task with its failure. (A lost answer
+  // of download-url or move_disk is in the bench only: see docs/known-limits.md.)
+  ["template-create", /^POST .*\/download-url$/, ["403", "595"]],
+  ["template-create", /^task \{download\}$/, ["task failure"]],
+  ["template-create", /^POST \/nodes\/\{node\}\/qemu$/, ["500", "595", "lost answer"]],
+  ["template-create", /^task \{qmcreate\}$/, ["task failure"]],
+  ["template-create", /^POST .*\/template$/, ["403", "596", "lost answer"]],
+  ["template-delete", /^DELETE .*\/qemu\/\{vmid\}$/, ["lost answer"]],
+  ["template-delete", /^GET \/nodes\/\{node\}\/tasks$/, ["500"]],
+  ["template-delete", /^DELETE .*\/content\/\{volid\}$/, ["596", "lost answer"]],
+  ["cross-node-create", /^POST .*\/migrate$/, ["403", "595", "lost answer"]],
+  ["cross-node-create", /^task \{qmigrate\}$/, ["task failure"]],
+  ["disk-update", /^POST .*\/move_disk$/, ["500", "595"]],
+  ["disk-update", /^task \{qmmove\}$/, ["task failure"]],
+  ["disk-update", /^PUT .*\/resize$/, ["596", "lost answer"]],
+  ["disk-update", /^GET .*\/pending$/, ["500", "596"]],
 ];
 
 describe("one fault on one request, through the provider's runtime over HTTP", () => {
@@ -42,7 +61,7 @@ describe("one fault on one request, through the provider's runtime over HTTP", (
   });
   afterAll(() => closeSharedDispatchers());
 
-  it('finds every request kind of a create, update and delete in the "What is retried" table', () => {
+  it('finds every request kind of every operation in the "What is retried" table', () => {
     const all = [...targets.values()].flat();
     expect(all.length).toBeGreaterThan(10);
     // Throws for a request the table has no row for.
@@ -61,6 +80,20 @@ describe("one fault on one request, through the provider's runtime over HTTP", (
     const agent = "GET /nodes/{node}/qemu/{vmid}/agent/network-get-interfaces";
     expect(documentedRetried(docs, agent, "500")).toBe(true);
     expect(documentedRetried(docs, "GET /cluster/resources", "500")).toBe(false);
+    // A second download, VM create, conversion, migration or disk move is a second action.
+    for (const kind of [
+      "POST /nodes/{node}/storage/local/download-url",
+      "POST /nodes/{node}/qemu",
+      "POST /nodes/{node}/qemu/{vmid}/template",
+      "POST /nodes/{node}/qemu/{vmid}/migrate",
+      "POST /nodes/{node}/qemu/{vmid}/move_disk",
+    ]) {
+      expect(documentedRetried(docs, kind, "lost answer"), kind).toBe(false);
+      expect(documentedRetried(docs, kind, "595"), kind).toBe(true);
+    }
+    expect(documentedRetried(docs, "PUT /nodes/{node}/qemu/{vmid}/resize", "lost answer")).toBe(
+      true,
+    );
   });
 
   const rows = SAMPLE.flatMap(([op, kind, faults]) => faults.map((f) => [op, kind, f] as const));

@@ -13,70 +13,16 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { startSimulator, type RequestLogEntry, type Simulator } from "../../../simulator";
 import { BIN, runBin } from "../../cli/support";
+import { serveImages } from "../../simulator/support/image-server";
+import { IMAGE, SCENARIOS, type Operation } from "./crash-scenarios";
 import { engineEnv, pulumi, type CliResult } from "./engine";
-import { guestVms, proxmoxStack, seedIsos } from "./proxmox-stack";
+import { inventory, unexpected, type Expected } from "./inventory";
+import { proxmoxStack } from "./proxmox-stack";
 
-export const OPERATIONS = ["create", "update", "replace", "move-back", "delete"] as const;
-export type Operation = (typeof OPERATIONS)[number];
+export { OPERATIONS, type Operation } from "./crash-scenarios";
 
 /** Environment variable every process of one crash run inherits: how its tree is found. */
 const MARKER = "PULUMI_PROXMOX_CRASH_RUN";
-
-interface ProgramShape {
-  readonly template: number;
-  readonly cores: number;
-  readonly packages: string;
-}
-
-const BASE: ProgramShape = { template: 9000, cores: 1, packages: "htop" };
-
-function program(shape: ProgramShape): string {
-  return `
-const { ProxmoxVm } = require("pulumi-proxmox");
-const vm = new ProxmoxVm("crash", {
-  node: "pve1",
-  template: ${shape.template},
-  cores: ${shape.cores},
-  memory: 512,
-  cloudInit: { packages: [${JSON.stringify(shape.packages)}] },
-});
-exports.vmid = vm.vmid;
-`;
-}
-
-/** What each operation runs before the crashed command, the command, and what must be left. */
-interface Scenario {
-  /** The program the crashed command (and its recovery) runs. */
-  readonly target: ProgramShape;
-  /** `up` runs the first program to have something to change; none for create. */
-  readonly setup: boolean;
-  /** An out-of-band change after the setup (the node move). */
-  readonly drift?: (sim: Simulator) => void;
-  readonly command: readonly string[];
-  readonly expectedVms: number;
-}
-
-const SCENARIOS: Record<Operation, Scenario> = {
-  create: { target: BASE, setup: false, command: ["up"], expectedVms: 1 },
-  update: {
-    target: { ...BASE, cores: 2, packages: "curl" },
-    setup: true,
-    command: ["up"],
-    expectedVms: 1,
-  },
-  replace: { target: { ...BASE, template: 9001 }, setup: true, command: ["up"], expectedVms: 1 },
-  "move-back": {
-    target: BASE,
-    setup: true,
-    drift: (sim) => {
-      for (const vmid of guestVms(sim)) sim.faults.migrateVm(vmid, "pve2");
-    },
-    // The engine learns of the move only from a refresh.
-    command: ["up", "--refresh"],
-    expectedVms: 1,
-  },
-  delete: { target: BASE, setup: true, command: ["destroy"], expectedVms: 0 },
-};
 
 /** Short tasks keep a run quick; a listing lag keeps the listing's staleness on the path. */
 const SIM_OPTIONS = { defaultTaskMs: 100, guestBootMs: 200, listingLagMs: 300 } as const;
@@ -126,17 +72,42 @@ export async function crashPoints(operation: Operation): Promise<CrashPoint[]> {
 
 /** Kills the run right after the simulator answered `point`, recovers, and judges the result. */
 export async function runCrashPoint(point: CrashPoint): Promise<CrashResult> {
+  return crashAt(point.operation, (kind, occurrence) => {
+    return kind === point.kind && occurrence === point.occurrence;
+  });
+}
+
+/**
+ * Kills the run right after the first request whose kind matches `pattern`: one run, where
+ * {@link crashPoints} then {@link runCrashPoint} take two (CI's samples).
+ */
+export async function runFirstCrashPoint(
+  operation: Operation,
+  pattern: RegExp,
+): Promise<CrashResult> {
+  return crashAt(operation, (kind) => pattern.test(kind));
+}
+
+async function crashAt(
+  operation: Operation,
+  isPoint: (kind: string, occurrence: number) => boolean,
+): Promise<CrashResult> {
   const seen = new Map<string, number>();
-  let reached = false;
-  const verdict = await runScenario(point.operation, (entry) => {
+  let point: CrashPoint | undefined;
+  let k = 0;
+  const verdict = await runScenario(operation, (entry) => {
+    k++;
     const kind = requestKind(entry);
     const occurrence = (seen.get(kind) ?? 0) + 1;
     seen.set(kind, occurrence);
-    if (reached || kind !== point.kind || occurrence !== point.occurrence) return false;
-    reached = true;
+    if (point !== undefined || !isPoint(kind, occurrence)) return false;
+    point = { operation, k, kind, occurrence, request: `${entry.method} ${entry.path}` };
     return true;
   });
-  if (!reached) return { ...point, outcome: "not reached", detail: "the run ended before it" };
+  if (point === undefined) {
+    const none = { operation, k: 0, kind: "", occurrence: 0, request: "" };
+    return { ...none, outcome: "not reached", detail: "the run ended before it" };
+  }
   return { ...point, ...verdict };
 }
 
@@ -150,18 +121,21 @@ async function runScenario(
   answered: (entry: RequestLogEntry) => boolean,
 ): Promise<{ outcome: Outcome; detail: string }> {
   const scenario = SCENARIOS[operation];
-  const sim = await startSimulator(SIM_OPTIONS);
+  const images = await serveImages({ [IMAGE.path]: IMAGE.bytes });
+  const sim = await startSimulator({ ...SIM_OPTIONS, ...scenario.simOptions });
+  const seeded = new Set(sim.model.vms.keys());
   const marker = randomUUID();
   const engine = engineEnv({ [MARKER]: marker });
   try {
-    const dir = await proxmoxStack(`crash-${operation}`, program(BASE), sim, engine);
+    const base = scenario.base(images.url);
+    const dir = await proxmoxStack(`crash-${operation}`, base, sim, engine);
     const run = (args: string[]) => pulumi(args, dir, engine.env);
     if (scenario.setup) {
       const up = await run(["up", "--yes", "--skip-preview"]);
       if (up.code !== 0) throw new Error(`setup up failed: ${firstError(up)}`);
     }
     scenario.drift?.(sim);
-    fs.writeFileSync(path.join(dir, "index.js"), program(scenario.target));
+    fs.writeFileSync(path.join(dir, "index.js"), scenario.target(images.url));
 
     const tree = new ProcessTree(marker);
     const child = spawn(
@@ -190,17 +164,11 @@ async function runScenario(
 
     const recovery = await recover(scenario.command, run, dir, engine.env);
     if (recovery.code !== 0) return { outcome: firstError(recovery), detail: "recovery failed" };
-    return await judge(
-      sim,
-      scenario.expectedVms,
-      operation === "delete",
-      run,
-      engine.env,
-      dir,
-      tree,
-    );
+    const destroyed = scenario.command[0] === "destroy";
+    return await judge(sim, seeded, scenario.expected, destroyed, run, engine.env, dir, tree);
   } finally {
     await sim.close();
+    await images.close();
     engine.cleanup();
   }
 }
@@ -229,21 +197,16 @@ async function recover(
 
 async function judge(
   sim: Simulator,
-  expectedVms: number,
+  seeded: ReadonlySet<number>,
+  expected: Expected,
   destroyed: boolean,
   run: (args: string[]) => Promise<CliResult>,
   env: NodeJS.ProcessEnv,
   dir: string,
   tree: ProcessTree,
 ): Promise<{ outcome: Outcome; detail: string }> {
-  const vms = guestVms(sim);
-  const seeds = seedIsos(sim);
-  if (vms.length > expectedVms) return { outcome: "duplicate", detail: `VMs ${vms.join(", ")}` };
-  if (vms.length < expectedVms) return { outcome: "error", detail: `no VM after the recovery` };
-  if (seeds.length > expectedVms) return { outcome: "leak", detail: `seeds ${seeds.join(", ")}` };
-  const locked = vms.filter((vmid) => sim.model.vms.get(vmid)?.config["lock"] !== undefined);
-  if (locked.length > 0)
-    return { outcome: "leak", detail: `config lock on VM ${locked.join(", ")}` };
+  const recovered = unexpected(inventory(sim, seeded), expected);
+  if (recovered !== undefined) return recovered;
 
   const checks = [["refresh", "--yes", "--skip-preview"], ["preview"]];
   if (!destroyed) checks.push(["destroy", "--yes", "--skip-preview"]);
@@ -253,17 +216,14 @@ async function judge(
       return { outcome: "unmanageable", detail: `${args[0]}: ${firstError(result)}` };
     }
   }
-  if (guestVms(sim).length > 0 || seedIsos(sim).length > 0) {
-    return {
-      outcome: "leak",
-      detail: `after destroy: ${[...guestVms(sim), ...seedIsos(sim)].join(", ")}`,
-    };
-  }
+  const left = unexpected(inventory(sim, seeded), { vms: 0, templates: 0 });
+  if (left !== undefined) return { outcome: "leak", detail: `after destroy: ${left.detail}` };
   const sweep = await sweepFinds(sim, env, dir);
   if (sweep !== "") return { outcome: "leak", detail: `sweep: ${sweep}` };
   await tree.gone(10_000);
-  const left = tree.scan();
-  if (left.length > 0) return { outcome: "leak", detail: `processes left: ${left.join(", ")}` };
+  const processes = tree.scan();
+  if (processes.length > 0)
+    return { outcome: "leak", detail: `processes left: ${processes.join(", ")}` };
   return { outcome: "ok", detail: "" };
 }
 

@@ -24,8 +24,10 @@ let images: ImageServer;
 let ctx: OperationContext;
 let lines: string[];
 
-async function start(options: SimulatorOptions = {}) {
-  sim = await startSimulator({ defaultTaskMs: 20, storages: IMPORT_STORAGES, ...options });
+/** A simulator and a provider context; with `running`, only a new context (a new process). */
+async function start(options: SimulatorOptions = {}, running?: Simulator) {
+  sim =
+    running ?? (await startSimulator({ defaultTaskMs: 20, storages: IMPORT_STORAGES, ...options }));
   const config: Record<string, string> = {
     "proxmox:endpoint": sim.url,
     "proxmox:apiToken": sim.apiToken,
@@ -165,6 +167,19 @@ describe("CloudImageTemplate operations", () => {
     expect(images.requests).toHaveLength(1);
     expect(sim.model.vms.get(state.vmid)?.config["template"]).toBe(1);
     expect([...sim.model.vms.keys()].filter((id) => id >= 10_000)).toEqual([state.vmid]);
+  });
+
+  it("finishes the VM a failed run made while the listing still shows pvestatd's placeholder name", async () => {
+    // The re-run lists the VMs 0.5 s behind: after the VM appeared as `VM <vmid>`, before its
+    // create task wrote the real name (1 s later).
+    await start({ listingLagMs: 500, taskDurationsMs: { qmcreate: 1_000 } });
+    sim.faults.failTasks({ type: "qmtemplate" }, "simulated failure");
+    await failure(createTemplate(ctx, inputs()));
+
+    await start({}, sim);
+    const state = await createTemplate(ctx, inputs());
+    expect([...sim.model.vms.keys()].filter((id) => id >= 10_000)).toEqual([state.vmid]);
+    expect(sim.model.vms.get(state.vmid)?.config["template"]).toBe(1);
   });
 
   it("waits out a create another run left mid-task and takes that VM, not a second one", async () => {

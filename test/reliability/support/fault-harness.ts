@@ -8,21 +8,16 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { OperationContext } from "../../../provider/context";
-import { checkVm } from "../../../provider/operations/check";
-import { createVm } from "../../../provider/operations/create";
-import { deleteVm } from "../../../provider/operations/delete";
-import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
-import { updateVm } from "../../../provider/operations/update";
 import { buildContext } from "../../../provider/runtime";
-import { parseVmState, type VmState } from "../../../provider/state/vm-state";
-import { VmInitError } from "../../../provider/vm-init-error";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { requestKind } from "../../e2e/support/crash-harness";
-import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
+import { IMAGE } from "../../e2e/support/crash-scenarios";
+import { inventory, unexpected } from "../../e2e/support/inventory";
 import { repoRoot } from "../../e2e/support/paths";
+import { serveImages } from "../../simulator/support/image-server";
+import { OPERATION_SPECS, type FaultOperation, type Subject } from "./fault-operations";
 
-export const FAULT_OPERATIONS = ["create", "update", "delete"] as const;
-export type FaultOperation = (typeof FAULT_OPERATIONS)[number];
+export { FAULT_OPERATIONS, type FaultOperation } from "./fault-operations";
 
 export const FAULTS = [
   "401",
@@ -32,6 +27,7 @@ export const FAULTS = [
   "596",
   "timeout",
   "reset",
+  "lost answer",
   "task failure",
 ] as const;
 export type Fault = (typeof FAULTS)[number];
@@ -45,6 +41,7 @@ const FAULT_CODE: Record<Fault, string> = {
   "596": "UNAVAILABLE",
   timeout: "TIMEOUT",
   reset: "NETWORK",
+  "lost answer": "NETWORK",
   "task failure": "TASK_FAILED",
 };
 
@@ -59,6 +56,7 @@ const TRANSIENT_FAULTS: Partial<Record<Fault, { readonly noEffect: boolean }>> =
   "596": { noEffect: false },
   timeout: { noEffect: false },
   reset: { noEffect: false },
+  "lost answer": { noEffect: false },
 };
 
 /** How docs/errors.md's "What is retried" table answers for one request. */
@@ -130,22 +128,6 @@ export function documentedRetried(
   return retry.kind === "always" || (retry.kind === "no effect only" && transient.noEffect);
 }
 
-const inputs = (extra: Record<string, unknown> = {}) =>
-  checkVm(
-    {},
-    {
-      identity: { project: "faults", stack: "matrix", name: "vm" },
-      node: "pve1",
-      template: 9000,
-      cores: 1,
-      memory: 512,
-      cloudInit: { packages: ["htop"] },
-      ...extra,
-    },
-  ).inputs as ResolvedInputs;
-
-const UPDATED = { cores: 2, cloudInit: { packages: ["curl"] } };
-
 /** One request kind of an operation, or one task type (for the task-failure fault). */
 export interface FaultTarget {
   readonly operation: FaultOperation;
@@ -169,48 +151,42 @@ export interface FaultRow extends FaultTarget {
 interface Rig {
   readonly sim: Simulator;
   readonly ctx: OperationContext;
+  /** The VMIDs the simulator started with (its templates). */
+  readonly seeded: ReadonlySet<number>;
+  readonly imagesUrl: string;
+  close(): Promise<void>;
 }
 
-async function rig(): Promise<Rig> {
-  const sim = await startSimulator({ listingLagMs: 100 });
+async function rig(operation: FaultOperation): Promise<Rig> {
+  const images = await serveImages({ [IMAGE.path]: IMAGE.bytes });
+  const sim = await startSimulator({ listingLagMs: 100, ...OPERATION_SPECS[operation].simOptions });
   const config: Record<string, string> = {
     "proxmox:endpoint": sim.url,
     "proxmox:apiToken": sim.apiToken,
     "proxmox:caCert": sim.caCertPem,
   };
   const ctx = buildContext({ get: (key) => config[key] });
-  return { sim, ctx: { ...ctx, progress: () => undefined, warn: () => undefined } };
-}
-
-/** Brings the simulator to the operation's starting point; returns the state the operation needs. */
-async function prepare(
-  ctx: OperationContext,
-  operation: FaultOperation,
-): Promise<VmState | undefined> {
-  return operation === "create" ? undefined : createVm(ctx, inputs());
-}
-
-/** Runs the operation; resolves to the VM's new state, or undefined once it is deleted. */
-async function run(
-  ctx: OperationContext,
-  operation: FaultOperation,
-  state: VmState | undefined,
-): Promise<VmState | undefined> {
-  if (operation === "create") return createVm(ctx, inputs());
-  if (state === undefined) throw new Error(`${operation} needs a state`);
-  if (operation === "update") return updateVm(ctx, state, inputs(UPDATED));
-  await deleteVm(ctx, state);
-  return undefined;
+  return {
+    sim,
+    ctx: { ...ctx, progress: () => undefined, warn: () => undefined },
+    seeded: new Set(sim.model.vms.keys()),
+    imagesUrl: images.url,
+    close: async () => {
+      await sim.close();
+      await images.close();
+    },
+  };
 }
 
 /** The request kinds (and task types) a clean run of `operation` makes, in first-use order. */
 export async function faultTargets(operation: FaultOperation): Promise<FaultTarget[]> {
-  const { sim, ctx } = await rig();
+  const { sim, ctx, imagesUrl, close } = await rig(operation);
+  const spec = OPERATION_SPECS[operation];
   try {
-    const state = await prepare(ctx, operation);
+    const state = await spec.prepare(ctx, imagesUrl);
     sim.clearRequestLog();
     const tasksBefore = new Set(sim.model.tasks.keys());
-    await run(ctx, operation, state);
+    await spec.run(ctx, imagesUrl, state);
     const first = new Map<string, string>();
     for (const entry of sim.requestLog)
       if (!first.has(requestKind(entry))) first.set(requestKind(entry), entry.path);
@@ -237,7 +213,7 @@ export async function faultTargets(operation: FaultOperation): Promise<FaultTarg
     }));
     return [...requests, ...taskTargets];
   } finally {
-    await sim.close();
+    await close();
   }
 }
 
@@ -278,6 +254,8 @@ function inject(sim: Simulator, target: FaultTarget, fault: Fault, vmid: number)
       return sim.faults.delayRequests(match, TIMEOUT_DELAY_MS);
     case "reset":
       return sim.faults.resetRequests(match);
+    case "lost answer":
+      return sim.faults.loseAnswers(match);
     case "task failure":
       return sim.faults.failTasks({ type: target.taskType ?? "" }, "simulated task failure");
   }
@@ -319,9 +297,10 @@ export async function runFaultRow(
   const expectedCode = FAULT_CODE[fault];
   const expectedRetried = documentedRetried(docs, target.kind, fault);
   const problems: string[] = [];
-  const { sim, ctx } = await rig();
+  const { sim, ctx, seeded, imagesUrl, close } = await rig(target.operation);
+  const spec = OPERATION_SPECS[target.operation];
   try {
-    const state = await prepare(ctx, target.operation);
+    const state = await spec.prepare(ctx, imagesUrl);
     const vmid = state?.vmid ?? 0;
     const match = matchOf(target.kind);
     const before = sim.requestLog.length;
@@ -330,17 +309,13 @@ export async function runFaultRow(
     ).length;
     inject(sim, target, fault, vmid);
     let observed: string;
-    // What the engine does next: a create or update that failed after the VM existed
-    // (VmInitError) is finished by an update of the partial state it recorded; one that
-    // succeeded is recorded, and the next `up` updates it to the same goal (never a second
-    // create); a failure before any VM existed is run again as it was.
-    let rerun = () => run(ctx, target.operation, state);
+    // What the engine does next: the operation's own `next` after a success (never a second
+    // create), its `resume` after a failure that recorded a partial state (a VM create's
+    // VmInitError), else the same operation again.
+    let rerun = () => spec.run(ctx, imagesUrl, state);
     try {
-      const done = await run(ctx, target.operation, state);
-      if (done !== undefined) {
-        const goal = inputs(target.operation === "update" ? UPDATED : {});
-        rerun = () => updateVm(ctx, done, goal);
-      }
+      const done = await spec.run(ctx, imagesUrl, state);
+      if (done !== undefined) rerun = () => spec.next(ctx, imagesUrl, done);
       const after = sim.requestLog.slice(before);
       const again = after.filter(
         (e) => match.method === e.method && match.path.test(e.path),
@@ -357,63 +332,73 @@ export async function runFaultRow(
           : [again > 0, again];
       observed = !hit ? "not reached" : repeats > 1 ? "retried" : "tolerated";
     } catch (error) {
-      if (error instanceof VmInitError && target.operation !== "delete") {
-        const properties = error.properties;
-        const goal = inputs(target.operation === "update" ? UPDATED : {});
-        // Parsed inside the re-run, as runtime.update parses the engine's olds: a partial
-        // state it cannot read is the row's finding, not the harness's crash.
-        rerun = () => updateVm(ctx, parseVmState(properties), goal);
-      }
+      const resume = spec.resume?.(ctx, imagesUrl, error);
+      if (resume !== undefined) rerun = resume;
       const typed = typedError(error);
       observed = `failed ${typed?.code ?? "untyped"}`;
       if (typed === undefined) problems.push(`untyped error: ${String(error)}`);
       else {
-        if (typed.code !== expectedCode)
-          problems.push(`code ${typed.code}, documented ${expectedCode}`);
-        if (expectedRetried) problems.push("not retried, documented as retried");
-        const message = typed.message;
-        const node = /^\/nodes\/([^/]+)/.exec(target.example)?.[1];
-        if (node !== undefined && !message.includes(node))
-          problems.push(`message does not name node ${node}`);
-        const vm =
-          /\/qemu\/(\d+)/.exec(target.example)?.[1] ?? (vmid === 0 ? undefined : String(vmid));
-        if (vm !== undefined && !message.includes(vm))
-          problems.push(`message does not name VM ${vm}`);
-        if (fault === "403" && !message.includes(PRIVILEGE))
-          problems.push(`message does not name ${PRIVILEGE}`);
-        if (!ADVICE.test(message)) problems.push("message does not say what to do");
+        // The request as this row sent it: a template's VMID differs from the clean run's.
+        const sent = sim.requestLog
+          .slice(before)
+          .find((e) => e.method === match.method && match.path.test(e.path));
+        const path = sent?.path ?? target.example;
+        problems.push(...judgeMessage(typed, path, fault, expectedCode, expectedRetried, vmid));
       }
     }
     sim.faults.clear();
     if (observed === "retried" && !expectedRetried)
       problems.push("retried, documented as not retried");
-    problems.push(...(await convergesClean(sim, ctx, target.operation, rerun)));
+    problems.push(...(await convergesClean(sim, ctx, seeded, spec, rerun)));
     return { ...target, fault, expectedCode, expectedRetried, observed, problems };
   } finally {
-    await sim.close();
+    await close();
   }
 }
 
-/** A fault-free re-run of the operation, then what it leaves (VMs, seeds, locks). */
+/** What is wrong with a failure's class and message: it must name the node, VM and remedy. */
+function judgeMessage(
+  typed: { code: string; message: string },
+  path: string,
+  fault: Fault,
+  expectedCode: string,
+  expectedRetried: boolean,
+  vmid: number,
+): string[] {
+  const problems: string[] = [];
+  if (typed.code !== expectedCode) problems.push(`code ${typed.code}, documented ${expectedCode}`);
+  if (expectedRetried) problems.push("not retried, documented as retried");
+  const message = typed.message;
+  const node = /^\/nodes\/([^/]+)/.exec(path)?.[1];
+  if (node !== undefined && !message.includes(node))
+    problems.push(`message does not name node ${node}`);
+  const vm = /\/qemu\/(\d+)/.exec(path)?.[1] ?? (vmid === 0 ? undefined : String(vmid));
+  if (vm !== undefined && !message.includes(vm)) problems.push(`message does not name VM ${vm}`);
+  if (fault === "403" && !message.includes(PRIVILEGE))
+    problems.push(`message does not name ${PRIVILEGE}`);
+  if (!ADVICE.test(message)) problems.push("message does not say what to do");
+  return problems;
+}
+
+/**
+ * A fault-free re-run of the operation, then what it leaves (VMs, templates, images, seeds,
+ * locks, orphaned disks), then the subject's delete, which must leave nothing.
+ */
 async function convergesClean(
   sim: Simulator,
   ctx: OperationContext,
-  operation: FaultOperation,
-  rerun: () => Promise<VmState | undefined>,
+  seeded: ReadonlySet<number>,
+  spec: (typeof OPERATION_SPECS)[FaultOperation],
+  rerun: () => Promise<Subject | undefined>,
 ): Promise<string[]> {
   try {
     const result = await rerun();
     const problems: string[] = [];
-    const expected = operation === "delete" ? 0 : 1;
-    if (guestVms(sim).length !== expected)
-      problems.push(`re-run left VMs [${guestVms(sim).join(", ")}]`);
-    if (seedIsos(sim).length !== expected)
-      problems.push(`re-run left seeds [${seedIsos(sim).join(", ")}]`);
-    const locked = guestVms(sim).filter((v) => sim.model.vms.get(v)?.config["lock"] !== undefined);
-    if (locked.length > 0) problems.push(`config lock left on VM ${locked.join(", ")}`);
-    if (result !== undefined) await deleteVm(ctx, result);
-    if (guestVms(sim).length + seedIsos(sim).length > 0)
-      problems.push("delete after the re-run left something");
+    const left = unexpected(inventory(sim, seeded), spec.expected);
+    if (left !== undefined) problems.push(`re-run left ${left.outcome}: ${left.detail}`);
+    if (result !== undefined) await spec.remove(ctx, result);
+    const after = unexpected(inventory(sim, seeded), { vms: 0, templates: 0 });
+    if (after !== undefined) problems.push(`delete after the re-run left ${after.detail}`);
     return problems;
   } catch (error) {
     const text = (error as Error).message.replace(/\s+/g, " ");

@@ -151,4 +151,14 @@ describe("routes/qemu-create", () => {
     expect(sim.model.vms.has(120)).toBe(false);
     expect(await disks()).toEqual([]);
   });
+
+  it("removes the config when an injected task failure ends the create, as a failed worker does", async () => {
+    sim.faults.failTasks({ type: "qmcreate" }, "simulated task failure");
+    const res = await create({ scsi0: `local-lvm:0,import-from=${SOURCE}` });
+    expect(sim.model.vms.get(120)?.config["lock"]).toBe("create");
+    const status = await api.waitTask("pve1", String(data(res)));
+    expect(status["exitstatus"]).toBe("simulated task failure");
+    expect(sim.model.vms.has(120)).toBe(false);
+    expect(await disks()).toEqual([]);
+  });
 });
