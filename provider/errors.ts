@@ -151,6 +151,16 @@ export function missingPool(poolid: string): string {
   );
 }
 
+/** {@link aboutVm}, for an error whose message may name the VM already (then it is left as is). */
+export function aboutVmOnce(
+  error: unknown,
+  vm: { readonly node?: string | undefined; readonly vmid: number },
+  doing: string,
+): unknown {
+  if (error instanceof Error && new RegExp(`\\bVM ${vm.vmid}\\b`).test(error.message)) return error;
+  return aboutVm(error, vm, doing);
+}
+
 /**
  * `error` restated for the VM it happened to, when the request's path names only a node or a
  * storage (a seed upload, a storage listing): the message leads with the VM and node and what

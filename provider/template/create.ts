@@ -7,7 +7,7 @@
  */
 import { formatMemory } from "../spec/compute";
 import type { OperationContext } from "../context";
-import { hasCode, PermanentError } from "../errors";
+import { aboutVmOnce, hasCode, PermanentError } from "../errors";
 import { describe, probeOrder } from "../identity";
 import { isNameless } from "../operations/find-own-vm";
 import { ensureImage } from "./download";
@@ -38,6 +38,24 @@ export async function createTemplate(
   } else {
     ctx.progress(`template ${plan.vmName} (VM ${own.vmid}) on node ${inputs.node}: resuming`);
   }
+  try {
+    return await finish(ctx, inputs, plan, own);
+  } catch (error) {
+    throw aboutVmOnce(
+      error,
+      { node: inputs.node, vmid: own.vmid },
+      `making template ${plan.vmName}`,
+    );
+  }
+}
+
+/** Converts the created VM to a template and marks it complete, each unless done already. */
+async function finish(
+  ctx: OperationContext,
+  inputs: TemplateInputs,
+  plan: TemplatePlan,
+  own: Found,
+): Promise<TemplateState> {
   const label = `template ${plan.vmName} (VM ${own.vmid}) on node ${inputs.node}`;
   if (!own.template) {
     ctx.progress(`${label}: converting to a template`);
@@ -165,7 +183,11 @@ async function createVmFromImage(
     }
     // The VMs cloned from this template must see it in the next listing.
     ctx.api.invalidateClusterVms?.();
-    await ctx.waitForTask(inputs.node, upid, { budgetMs: inputs.timeouts.taskMs, step });
+    try {
+      await ctx.waitForTask(inputs.node, upid, { budgetMs: inputs.timeouts.taskMs, step });
+    } catch (error) {
+      throw aboutVmOnce(error, { node: inputs.node, vmid }, `creating template ${plan.vmName}`);
+    }
     return { vmid, template: false, complete: false };
   }
   throw new PermanentError(

@@ -5,7 +5,7 @@
  * the image to delete.
  */
 import type { OperationContext } from "../context";
-import { hasCode, PermanentError } from "../errors";
+import { aboutVmOnce, hasCode, PermanentError } from "../errors";
 import { readTemplateMark } from "./mark";
 import type { TemplateState } from "./state";
 
@@ -19,6 +19,15 @@ export async function deleteTemplate(
   ctx: OperationContext,
   state: TemplateToDelete,
 ): Promise<void> {
+  try {
+    await deleteInOrder(ctx, state);
+  } catch (error) {
+    // Every failure names the template's VM, whichever step (listing, image, task wait) it was.
+    throw aboutVmOnce(error, { vmid: state.vmid }, `deleting template ${state.vmName}`);
+  }
+}
+
+async function deleteInOrder(ctx: OperationContext, state: TemplateToDelete): Promise<void> {
   const budget = { budgetMs: state.timeouts.taskMs };
   const listed = await ctx.listVms({ fresh: true });
   const row = listed.find((vm) => vm.type === "qemu" && vm.vmid === state.vmid);

@@ -1,6 +1,7 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import {
+  aboutVmOnce,
   hasCode,
   isPermanent,
   isProxmoxError,
@@ -39,5 +40,18 @@ describe("errors", () => {
     });
     expect(error.status).toBe(500);
     expect(inspect(error)).toContain("code: 'NOT_FOUND'");
+  });
+
+  it("names the VM once: an error that names it already is left as it is", () => {
+    const bare = new PermanentError("TASK_FAILED", "task qmcreate failed: disk full");
+    const named = aboutVmOnce(bare, { node: "pve1", vmid: 120 }, "creating template t");
+    expect(named).toMatchObject({
+      code: "TASK_FAILED",
+      message: "VM 120 on node pve1: creating template t failed: task qmcreate failed: disk full",
+    });
+    expect(aboutVmOnce(named, { node: "pve1", vmid: 120 }, "making template t")).toBe(named);
+    // VM 1200 is not VM 120.
+    const other = new PermanentError("TASK_FAILED", "VM 1200: gone");
+    expect(aboutVmOnce(other, { vmid: 120 }, "x")).not.toBe(other);
   });
 });

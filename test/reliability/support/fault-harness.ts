@@ -342,7 +342,15 @@ export async function runFaultRow(
         const sent = sim.requestLog
           .slice(before)
           .find((e) => e.method === match.method && match.path.test(e.path));
-        const path = sent?.path ?? target.example;
+        // A task failure: the task this row failed, on its node and VM.
+        const failed = [...sim.model.tasks.values()].find(
+          (t) => t.type === target.taskType && String(t.exitstatus).includes("simulated"),
+        );
+        const taskPath =
+          failed === undefined
+            ? undefined
+            : `/nodes/${failed.node}` + (/^\d+$/.test(failed.id) ? `/qemu/${failed.id}` : "");
+        const path = sent?.path ?? taskPath ?? target.example;
         problems.push(...judgeMessage(typed, path, fault, expectedCode, expectedRetried, vmid));
       }
     }
