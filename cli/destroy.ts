@@ -6,7 +6,7 @@
  * their seeds are deleted with sweep's ordered delete (restricted to exactly those identities),
  * and their pending creates are dropped.
  */
-import { runEngineCommand, type EngineCommandOptions } from "./engine-command";
+import { CURRENT_CONFIG, runEngineCommand, type EngineCommandOptions } from "./engine-command";
 import { clearPendingVmCreates, readPendingCreates, stackConnection } from "./pending-creates";
 import type { CommandReport } from "./report";
 import { sweep } from "./sweep";
@@ -23,6 +23,7 @@ export function destroy(options: DestroyOptions): Promise<CommandReport> {
     const result = await stack.destroy({
       parallel: hooks.parallel,
       refresh: options.refresh === true,
+      ...CURRENT_CONFIG,
       color: "never",
       onEvent: hooks.onEvent,
       onOutput: hooks.onOutput,
