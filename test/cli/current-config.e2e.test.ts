@@ -2,7 +2,8 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../simulator";
+import { DEFAULT_PVE_VERSION } from "../../simulator/model/versions";
+import { startSimulator, VERSION_PROFILES, type Simulator } from "../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { leftoverProcesses } from "../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
@@ -153,6 +154,54 @@ describe("after proxmox:endpoint changes to another address of the same cluster"
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
     expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
     expect(old.connections()).toBe(before);
+    expect(guestVms(sim)).toEqual([]);
+    expect(seedIsos(sim)).toEqual([]);
+    expect(sim.model.isFileLocked(vmid)).toBe(false);
+    expect(leftoverProcesses(engine.marker)).toEqual([]);
+  });
+});
+
+describe("after the token is rotated in the stack config", () => {
+  let sim: Simulator;
+  let engine: EngineEnv;
+  let dir: string;
+  let vmid: number;
+  /** The token ids the requests served since `from` (a log length) authenticated with. */
+  const tokensSince = (from: number) =>
+    [...new Set(sim.requestLog.slice(from).map((entry) => entry.tokenId))].sort();
+  beforeAll(async () => {
+    sim = await startSimulator();
+    engine = engineEnv();
+    dir = await proxmoxStack("cli-current-token", program, sim, engine);
+    const up = await runBin(["up", "--stack", "dev"], dir, engine.env);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    [vmid] = guestVms(sim) as [number];
+    const privileges = VERSION_PROFILES[DEFAULT_PVE_VERSION].privileges;
+    const rotated = sim.addToken("root@pam!rotated", [{ path: "/", privileges }]);
+    const set = await pulumi(
+      ["config", "set", "--secret", "proxmox:apiToken", rotated],
+      dir,
+      engine.env,
+    );
+    expect(set.code, set.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    engine.cleanup();
+    await sim.close();
+  });
+
+  it("plain pulumi refresh still sends the token of the last up", async () => {
+    const from = sim.requestLog.length;
+    const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
+    expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
+    expect(tokensSince(from)).toEqual(["root@pam!ci"]);
+  });
+
+  it("pulumi-proxmox destroy sends only the rotated token and leaves no VM, seed, lock or process", async () => {
+    const from = sim.requestLog.length;
+    const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
+    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expect(tokensSince(from)).toEqual(["root@pam!rotated"]);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
     expect(sim.model.isFileLocked(vmid)).toBe(false);
