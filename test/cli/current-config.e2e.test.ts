@@ -15,6 +15,14 @@ const web = new ProxmoxVm("web", { node: "pve1", template: 9000, cores: 2, memor
 exports.vmid = web.vmid;
 `;
 
+/** What a finished destroy leaves: no guest VM, no seed ISO, no lock on the VM, no process. */
+function expectNothingLeft(sim: Simulator, vmid: number, engine: EngineEnv): void {
+  expect(guestVms(sim)).toEqual([]);
+  expect(seedIsos(sim)).toEqual([]);
+  expect(sim.model.isFileLocked(vmid)).toBe(false);
+  expect(leftoverProcesses(engine.marker)).toEqual([]);
+}
+
 /** A TCP relay to `target`'s port on loopback: another address of the same API, counting connections. */
 async function relayTo(
   target: string,
@@ -109,10 +117,7 @@ describe("after the CA file moves and proxmox:caCert follows it", () => {
   it("pulumi-proxmox destroy uses the current CA path and leaves no VM, seed, lock or process", async () => {
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
     expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
-    expect(guestVms(sim)).toEqual([]);
-    expect(seedIsos(sim)).toEqual([]);
-    expect(sim.model.isFileLocked(vmid)).toBe(false);
-    expect(leftoverProcesses(engine.marker)).toEqual([]);
+    expectNothingLeft(sim, vmid, engine);
   });
 });
 
@@ -154,10 +159,7 @@ describe("after proxmox:endpoint changes to another address of the same cluster"
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
     expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
     expect(old.connections()).toBe(before);
-    expect(guestVms(sim)).toEqual([]);
-    expect(seedIsos(sim)).toEqual([]);
-    expect(sim.model.isFileLocked(vmid)).toBe(false);
-    expect(leftoverProcesses(engine.marker)).toEqual([]);
+    expectNothingLeft(sim, vmid, engine);
   });
 });
 
@@ -202,9 +204,6 @@ describe("after the token is rotated in the stack config", () => {
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
     expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
     expect(tokensSince(from)).toEqual(["root@pam!rotated"]);
-    expect(guestVms(sim)).toEqual([]);
-    expect(seedIsos(sim)).toEqual([]);
-    expect(sim.model.isFileLocked(vmid)).toBe(false);
-    expect(leftoverProcesses(engine.marker)).toEqual([]);
+    expectNothingLeft(sim, vmid, engine);
   });
 });
