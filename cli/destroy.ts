@@ -58,6 +58,9 @@ export function destroy(options: DestroyOptions): Promise<CommandReport> {
       }
       await clearPendingVmCreates(stack, pending.state);
     }
-    return { changeSummary: result.summary.resourceChanges ?? {} };
+    // Running the program (CURRENT_CONFIG) makes the engine count each resource the program
+    // registers as `same` before it deletes it; a destroy keeps nothing, so only its deletes count.
+    const { same: _registered, ...changeSummary } = result.summary.resourceChanges ?? {};
+    return { changeSummary };
   });
 }
