@@ -6,7 +6,7 @@
  * their seeds are deleted with sweep's ordered delete (restricted to exactly those identities),
  * and their pending creates are dropped.
  */
-import { runEngineCommand, type EngineCommandOptions } from "./engine-command";
+import { CURRENT_CONFIG, runEngineCommand, type EngineCommandOptions } from "./engine-command";
 import { clearPendingVmCreates, readPendingCreates, stackConnection } from "./pending-creates";
 import type { CommandReport } from "./report";
 import { sweep } from "./sweep";
@@ -23,6 +23,7 @@ export function destroy(options: DestroyOptions): Promise<CommandReport> {
     const result = await stack.destroy({
       parallel: hooks.parallel,
       refresh: options.refresh === true,
+      ...CURRENT_CONFIG,
       color: "never",
       onEvent: hooks.onEvent,
       onOutput: hooks.onOutput,
@@ -57,6 +58,9 @@ export function destroy(options: DestroyOptions): Promise<CommandReport> {
       }
       await clearPendingVmCreates(stack, pending.state);
     }
-    return { changeSummary: result.summary.resourceChanges ?? {} };
+    // Running the program (CURRENT_CONFIG) makes the engine count each resource the program
+    // registers as `same` before it deletes it; a destroy keeps nothing, so only its deletes count.
+    const { same: _registered, ...changeSummary } = result.summary.resourceChanges ?? {};
+    return { changeSummary };
   });
 }

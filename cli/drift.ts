@@ -2,7 +2,7 @@
  * `pulumi-proxmox drift`: `pulumi preview --refresh` on a stack, as a CI check. Exit code 0 when
  * the program and Proxmox agree, 2 when the engine would change something, 1 on any error.
  */
-import { runEngineCommand, type EngineCommandOptions } from "./engine-command";
+import { CURRENT_CONFIG, runEngineCommand, type EngineCommandOptions } from "./engine-command";
 import { readPendingCreates, recoveryAdvice } from "./pending-creates";
 import type { CommandReport } from "./report";
 
@@ -23,6 +23,7 @@ export function drift(options: DriftOptions): Promise<CommandReport> {
     const result = await stack.preview({
       parallel: hooks.parallel,
       refresh: true,
+      ...CURRENT_CONFIG,
       color: "never",
       onEvent: hooks.onEvent,
       onOutput: hooks.onOutput,

@@ -16,6 +16,15 @@ import { isPlanned, writeReport, type CommandReport } from "./report";
  */
 export const DEFAULT_PARALLEL = 128;
 
+/**
+ * The engine options that make a refresh or destroy use the stack's current config. Without the
+ * program the engine configures the provider from the inputs recorded at the last `up`, so a
+ * moved `proxmox:caCert` file, a rotated token or a new endpoint would not apply: the refresh or
+ * destroy reads the old CA path, sends the revoked token, or calls the old address. Running the
+ * program (`--run-program`) configures the provider as `up` does.
+ */
+export const CURRENT_CONFIG = { runProgram: true } as const;
+
 export interface EngineCommandOptions extends StackSelection {
   /**
    * Resource operations the engine runs at once (`--parallel`); default `PULUMI_PARALLEL` when

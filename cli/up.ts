@@ -6,7 +6,7 @@
  * refusing with CONFLICT), and their pending creates are dropped, since this run creates them.
  */
 import { RESUME_ENV } from "../provider/entry";
-import { runEngineCommand, type EngineCommandOptions } from "./engine-command";
+import { CURRENT_CONFIG, runEngineCommand, type EngineCommandOptions } from "./engine-command";
 import { clearPendingVmCreates, readPendingCreates } from "./pending-creates";
 import type { CommandReport } from "./report";
 
@@ -32,6 +32,7 @@ export function up(options: UpOptions): Promise<CommandReport> {
       const result = await stack.up({
         parallel: hooks.parallel,
         refresh: options.refresh === true,
+        ...CURRENT_CONFIG,
         color: "never",
         onEvent: hooks.onEvent,
         onOutput: hooks.onOutput,
