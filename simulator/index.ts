@@ -87,6 +87,8 @@ export interface Simulator {
   readonly model: SimulatorModel;
   /** Adds a token with the given ACLs; returns `user@realm!name=secret`. */
   addToken(tokenId: string, acls: readonly Acl[]): string;
+  /** Deletes a token (an admin's `pveum user token remove`): its requests then get a 401. */
+  removeToken(tokenId: string): boolean;
   /** Adds a user who logs in with `password` (`POST /access/ticket`) and has the given ACLs. */
   addUser(userid: string, password: string, acls: readonly Acl[]): void;
   /** Finishes running tasks at once, writes the state file, and stops listening. */
@@ -194,6 +196,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       isFileLocked: (vmid) => sim.flocks.isHeld(vmid),
     },
     addToken: (tokenId, acls) => tokens.add({ tokenId, secret: TokenStore.newSecret(), acls }),
+    removeToken: (tokenId) => tokens.remove(tokenId),
     addUser: (userid, password, acls) => tokens.addUser({ userid, password, acls }),
     close: () =>
       (closing ??= (async () => {

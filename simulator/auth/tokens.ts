@@ -63,6 +63,11 @@ export class TokenStore {
     return `${seed.tokenId}=${seed.secret}`;
   }
 
+  /** Deletes a token, as `pveum user token remove` does; false when there was none. */
+  remove(tokenId: string): boolean {
+    return this.tokens.delete(tokenId);
+  }
+
   static newSecret(): string {
     return randomUUID();
   }

@@ -199,6 +199,16 @@ describe("after the token is rotated in the stack config", () => {
     expect(tokensSince(from)).toEqual(["root@pam!ci"]);
   });
 
+  it("plain pulumi refresh fails with a 401 naming the old token once it is deleted", async () => {
+    expect(sim.removeToken("root@pam!ci")).toBe(true);
+    const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
+    expect(refresh.code).not.toBe(0);
+    const output = refresh.stdout + refresh.stderr;
+    expect(output).toMatch(/not authenticated \(401/);
+    expect(output).toContain("root@pam!ci");
+    expect(sim.model.vms.has(vmid)).toBe(true);
+  });
+
   it("pulumi-proxmox destroy sends only the rotated token and leaves no VM, seed, lock or process", async () => {
     const from = sim.requestLog.length;
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);

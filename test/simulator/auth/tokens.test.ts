@@ -34,6 +34,19 @@ describe("tokens", () => {
     });
   });
 
+  it("refuses a removed token as one with a bad secret", () => {
+    const own = new TokenStore([]);
+    const header = `PVEAPIToken=${own.add({ tokenId: "ops@pve!old", secret: "x", acls: [] })}`;
+    expect(own.verify(header).ok).toBe(true);
+    expect(own.remove("ops@pve!old")).toBe(true);
+    expect(own.verify(header)).toEqual({
+      ok: false,
+      reason: "Authentication failed!",
+      tokenId: "ops@pve!old",
+    });
+    expect(own.remove("ops@pve!old")).toBe(false);
+  });
+
   it("lets a deeper ACL replace the inherited privileges", () => {
     expect([...store.privileges("ops@pve!deploy", "/vms/101").keys()]).toEqual([
       "VM.Audit",
