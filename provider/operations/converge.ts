@@ -38,6 +38,12 @@ export interface ConvergeOptions {
   readonly known?: VmPendingConfig | undefined;
   /** The pool the program named before and no longer does: the VM leaves it. */
   readonly leftPool?: string | undefined;
+  /**
+   * The VM was cloned from a template by this create a moment ago, so it is stopped (a clone of
+   * a template never runs): its status is not read before starting it. Should someone start it
+   * in between, the start ends ALREADY_RUNNING, which reaches the goal all the same.
+   */
+  readonly justCloned?: boolean | undefined;
 }
 
 /** The agent is polled from 250 ms, growing ×1.5 to 2 s: a quick boot is seen quickly. */
@@ -114,8 +120,8 @@ export async function converge(
   const pool = await ensurePool(ctx, vm, desired.pool, options.leftPool);
 
   // 4. Power.
-  const status = await ctx.api.vmStatus(vm.node, vm.vmid);
-  const running = guestRunning(status.status, status.qmpstatus);
+  const status = options.justCloned ? undefined : await ctx.api.vmStatus(vm.node, vm.vmid);
+  const running = status !== undefined && guestRunning(status.status, status.qmpstatus);
   const waiting = running
     ? [
         ...rebootWaits(known, desired, seen, Object.keys(set), seedChanged),
