@@ -36,8 +36,11 @@ export interface OperationContext {
   readonly clones: CloneRegistry;
   /** FIFO lock per key for this process; key: "vm:<vmid>". */
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
-  /** Runs a clone or migration on `node` within the per-node bound (`heavyTasksPerNode`). */
-  withHeavyTaskSlot<T>(node: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs a clone or migration on `node` within the per-node bound (`heavyTasksPerNode`); while it
+   * waits for a slot, `step` gets a progress line saying how long it has waited.
+   */
+  withHeavyTaskSlot<T>(node: string, step: string, fn: () => Promise<T>): Promise<T>;
   /** One line the user sees in the engine's output; says which step a VM is on. */
   progress(message: string): void;
   /** A warning the user sees (insecure TLS, task warnings, a pending reboot…). */

@@ -21,7 +21,7 @@ export async function migrateToNode(
   );
   const started = ctx.now();
   // The migration copies the disks from this node: one heavy task slot there.
-  await ctx.withHeavyTaskSlot(vm.node, async () => {
+  await ctx.withHeavyTaskSlot(vm.node, step, async () => {
     const upid = await ctx.api.migrateVm(vm.node, vm.vmid, target.node, false, {
       withLocalDisks: true,
       targetStorage: target.storage,

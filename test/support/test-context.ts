@@ -28,7 +28,7 @@ export function testContext(api: FakeProxmoxApi): OperationContext & {
     },
     clones: new CloneRegistry(),
     withLock: (_key, fn) => fn(),
-    withHeavyTaskSlot: (_node, fn) => fn(),
+    withHeavyTaskSlot: (_node, _step, fn) => fn(),
     progress: (message) => progressLines.push(message),
     warn: (message) => warnings.push(message),
     sleep: async (ms) => {
