@@ -4,7 +4,7 @@
  * the clone; update runs it for in-place changes and to finish a create that failed midway.
  * Re-running it after any failure picks up where the last run stopped.
  */
-import type { VmConfig, VmPendingConfig } from "../api/proxmox-api";
+import type { GuestInterface, VmConfig, VmPendingConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { growing, pollUntil } from "../poll";
 import { TransientError, aboutVm, hasCode, isProxmoxError } from "../errors";
@@ -31,6 +31,11 @@ import type { VmLocation } from "./vm-location";
 /** Where the VM runs after converge, and the pool it is in when the program names one. */
 export interface ConvergedVm extends VmLocation {
   readonly pool?: string | undefined;
+  /**
+   * The guest agent's answer that ended the wait for the VM's address, when converge waited for
+   * one: what observe would ask again a moment later, so it reads the addresses from here.
+   */
+  readonly guestInterfaces?: readonly GuestInterface[] | undefined;
 }
 
 export interface ConvergeOptions {
@@ -173,8 +178,10 @@ export async function converge(
   }
 
   // 6. The guest agent's addresses, when asked.
-  if (desired.started && desired.waitForIp)
-    await waitForAddress(ctx, vm, seen.macs[nicKey(0)], desired.timeouts.agentMs);
+  const guestInterfaces =
+    desired.started && desired.waitForIp
+      ? await waitForAddress(ctx, vm, seen.macs[nicKey(0)], desired.timeouts.agentMs)
+      : undefined;
 
   // 7. Complete: from now on a create that finds this VM will not resume it.
   if (readMark(config.description)?.phase !== "complete" || "description" in set) {
@@ -191,7 +198,11 @@ export async function converge(
         });
     }
   }
-  return pool === undefined ? vm : { ...vm, pool };
+  return {
+    ...vm,
+    ...(pool === undefined ? {} : { pool }),
+    ...(guestInterfaces === undefined ? {} : { guestInterfaces }),
+  };
 }
 
 /**
@@ -329,7 +340,7 @@ async function waitForAddress(
   vm: VmLocation,
   mac: string | undefined,
   budgetMs: number,
-): Promise<void> {
+): Promise<readonly GuestInterface[]> {
   const started = ctx.now();
   const found = await pollUntil({
     clock: ctx,
@@ -338,10 +349,9 @@ async function waitForAddress(
     nextIntervalMs: growing(AGENT_POLL_MAX_MS),
     attempt: async () => {
       try {
-        return ownAddresses(
-          await ctx.api.agentInterfaces(vm.node, vm.vmid),
-          mac === undefined ? [] : [mac],
-        ).v4[0];
+        const interfaces = await ctx.api.agentInterfaces(vm.node, vm.vmid);
+        const address = ownAddresses(interfaces, mac === undefined ? [] : [mac]).v4[0];
+        return address === undefined ? undefined : { address, interfaces };
       } catch (error) {
         // Before boot the agent is not running: that is the wait, not a failure.
         if (!hasCode(error, "UNAVAILABLE") && !hasCode(error, "SERVER")) throw error;
@@ -364,7 +374,10 @@ async function waitForAddress(
       ),
   });
   const waited = Math.round((ctx.now() - started) / 1000);
-  ctx.progress(`VM ${vm.vmid} on ${vm.node}: guest agent reports ${found} after ${waited} s`);
+  ctx.progress(
+    `VM ${vm.vmid} on ${vm.node}: guest agent reports ${found.address} after ${waited} s`,
+  );
+  return found.interfaces;
 }
 
 /**

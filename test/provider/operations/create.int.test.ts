@@ -60,6 +60,19 @@ describe("create (over HTTP, counting requests)", () => {
     expect([...sim.model.vms.keys()]).not.toContain(created.vmid);
   });
 
+  it("reports the addresses the guest agent gave at the end of the wait, without asking it again", async () => {
+    const created = await createVm(ctx, resolve("agent"));
+    const sent = requests();
+    const agent = `GET /nodes/pve1/qemu/${created.vmid}/agent/network-get-interfaces`;
+    // The last config write marks the VM complete, after the wait for its address.
+    const marked = sent.lastIndexOf(`POST /nodes/pve1/qemu/${created.vmid}/config`);
+    expect(sent.indexOf(agent)).toBeGreaterThanOrEqual(0);
+    expect(sent.indexOf(agent)).toBeLessThan(marked);
+    expect(sent.slice(marked)).not.toContain(agent);
+    expect(created.ipv4Addresses).toEqual([expect.stringMatching(/^10\.10\.\d+\.\d+$/)]);
+    await deleteVm(ctx, created);
+  });
+
   it("reads the status before starting a VM it resumes, which may be running already", async () => {
     const inputs = resolve("resumed");
     const first = await createVm(ctx, { ...inputs, started: false });
