@@ -59,6 +59,7 @@ export function operationContext(
       durations.record(type, systemClock.now() - started);
       return { warnings: result.warnings };
     },
+    guestBoots: new TaskDurations(),
     clones: new CloneRegistry(),
     withLock: (key, fn) => lock.withLock(key, fn),
     withHeavyTaskSlot: (node, step, fn) =>

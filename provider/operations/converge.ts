@@ -51,7 +51,11 @@ export interface ConvergeOptions {
   readonly justCloned?: boolean | undefined;
 }
 
-/** The agent is polled from 250 ms, growing ×1.5 to 2 s: a quick boot is seen quickly. */
+/**
+ * The agent is polled from 250 ms, growing ×1.5 to 2 s: a quick boot is seen quickly. Once a
+ * guest of the same template has answered in this process, the wait first stays quiet for 90 %
+ * of the shortest boot seen: a deployment of N VMs pays the early polls once, not N times.
+ */
 const AGENT_POLL_FIRST_MS = 250;
 const AGENT_POLL_MAX_MS = 2_000;
 
@@ -180,7 +184,10 @@ export async function converge(
   // 6. The guest agent's addresses, when asked.
   const guestInterfaces =
     desired.started && desired.waitForIp
-      ? await waitForAddress(ctx, vm, seen.macs[nicKey(0)], desired.timeouts.agentMs)
+      ? await waitForAddress(ctx, vm, seen.macs[nicKey(0)], {
+          budgetMs: desired.timeouts.agentMs,
+          template: String(desired.template),
+        })
       : undefined;
 
   // 7. Complete: from now on a create that finds this VM will not resume it.
@@ -339,24 +346,29 @@ async function waitForAddress(
   ctx: OperationContext,
   vm: VmLocation,
   mac: string | undefined,
-  budgetMs: number,
+  options: { readonly budgetMs: number; readonly template: string },
 ): Promise<readonly GuestInterface[]> {
+  const { budgetMs } = options;
   const started = ctx.now();
+  // The last moment the guest was seen without an address: its boot took longer.
+  let notYetMs: number | undefined;
   const found = await pollUntil({
     clock: ctx,
     budgetMs,
+    quietMs: ctx.guestBoots.quietMs(options.template),
     firstIntervalMs: AGENT_POLL_FIRST_MS,
     nextIntervalMs: growing(AGENT_POLL_MAX_MS),
-    attempt: async () => {
+    attempt: async (elapsedMs) => {
       try {
         const interfaces = await ctx.api.agentInterfaces(vm.node, vm.vmid);
         const address = ownAddresses(interfaces, mac === undefined ? [] : [mac]).v4[0];
-        return address === undefined ? undefined : { address, interfaces };
+        if (address !== undefined) return { address, interfaces, elapsedMs };
       } catch (error) {
         // Before boot the agent is not running: that is the wait, not a failure.
         if (!hasCode(error, "UNAVAILABLE") && !hasCode(error, "SERVER")) throw error;
-        return undefined;
       }
+      notYetMs = elapsedMs;
+      return undefined;
     },
     timedOut: () =>
       new TransientError(
@@ -373,6 +385,12 @@ async function waitForAddress(
         `VM ${vm.vmid} on ${vm.node}: waiting for the guest agent (${Math.round(waited / 1000)} s)`,
       ),
   });
+  // The boot ended between the last "not yet" and the answer, which may come a whole (growing)
+  // interval late: the middle is recorded, so the next wait's quiet time does not outlast a boot.
+  ctx.guestBoots.record(
+    options.template,
+    notYetMs === undefined ? found.elapsedMs : (notYetMs + found.elapsedMs) / 2,
+  );
   const waited = Math.round((ctx.now() - started) / 1000);
   ctx.progress(
     `VM ${vm.vmid} on ${vm.node}: guest agent reports ${found.address} after ${waited} s`,

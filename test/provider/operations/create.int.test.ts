@@ -27,7 +27,7 @@ describe("create (over HTTP, counting requests)", () => {
   let ctx: OperationContext;
 
   beforeAll(async () => {
-    sim = await startSimulator({ listingLagMs: 0, guestBootMs: 200 });
+    sim = await startSimulator({ listingLagMs: 0, guestBootMs: 600 });
     const config: Record<string, string> = {
       "proxmox:endpoint": sim.url,
       "proxmox:apiToken": sim.apiToken,
@@ -88,5 +88,30 @@ describe("create (over HTTP, counting requests)", () => {
     expect(started).toBeGreaterThan(0);
     expect(sent.slice(0, started)).toContain(`GET /nodes/pve1/qemu/${first.vmid}/status/current`);
     await deleteVm(ctx, resumed);
+  });
+
+  it("asks the guest agent fewer times for a second guest of a template once the first has booted", async () => {
+    // A provider process of its own, which has seen no guest boot yet.
+    const fresh = buildContext({
+      get: (key) =>
+        ({
+          "proxmox:endpoint": sim.url,
+          "proxmox:apiToken": sim.apiToken,
+          "proxmox:caCert": sim.caCertPem,
+        })[key],
+    });
+    const agentAsks = async (name: string) => {
+      sim.clearRequestLog();
+      const created = await createVm(fresh, resolve(name));
+      const asks = requests().filter((r) => r.endsWith("/agent/network-get-interfaces")).length;
+      return { created, asks };
+    };
+    const first = await agentAsks("boot-1");
+    const second = await agentAsks("boot-2");
+    expect(first.asks).toBeGreaterThanOrEqual(2);
+    expect(second.asks).toBeLessThan(first.asks);
+    expect(second.created.ipv4Addresses).toHaveLength(1);
+    await deleteVm(fresh, first.created);
+    await deleteVm(fresh, second.created);
   });
 });
