@@ -5,7 +5,7 @@ import { checkVm } from "../../../provider/operations/check";
 import { createVm } from "../../../provider/operations/create";
 import { deleteVm } from "../../../provider/operations/delete";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
-import { buildContext } from "../../../provider/runtime";
+import { simulatorContext } from "../../support/test-context";
 
 /** The requests one create sends, counted from the simulator's request log over HTTP. */
 
@@ -28,12 +28,7 @@ describe("create (over HTTP, counting requests)", () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ listingLagMs: 0, guestBootMs: 600 });
-    const config: Record<string, string> = {
-      "proxmox:endpoint": sim.url,
-      "proxmox:apiToken": sim.apiToken,
-      "proxmox:caCert": sim.caCertPem,
-    };
-    ctx = buildContext({ get: (key) => config[key] });
+    ctx = simulatorContext(sim);
   });
   afterAll(() => sim.close());
 
@@ -92,14 +87,7 @@ describe("create (over HTTP, counting requests)", () => {
 
   it("asks the guest agent fewer times for a second guest of a template once the first has booted", async () => {
     // A provider process of its own, which has seen no guest boot yet.
-    const fresh = buildContext({
-      get: (key) =>
-        ({
-          "proxmox:endpoint": sim.url,
-          "proxmox:apiToken": sim.apiToken,
-          "proxmox:caCert": sim.caCertPem,
-        })[key],
-    });
+    const fresh = simulatorContext(sim);
     const agentAsks = async (name: string) => {
       sim.clearRequestLog();
       const created = await createVm(fresh, resolve(name));
