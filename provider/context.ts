@@ -4,6 +4,7 @@
  * configuration, undici or Pulumi themselves.
  */
 import type { ClusterVm, ProxmoxApi, Upid } from "./api/proxmox-api";
+import type { TaskDurations } from "./api/task-durations";
 import type { CloneRegistry } from "./clone-registry";
 
 export interface TaskWaitOptions {
@@ -32,12 +33,21 @@ export interface OperationContext {
   listVms(options?: ListingAge): Promise<readonly ClusterVm[]>;
   /** Waits for a task with adaptive polling; rejects with TASK_FAILED, TIMEOUT or ABORTED. */
   waitForTask(node: string, upid: Upid, options: TaskWaitOptions): Promise<TaskOutcome>;
+  /**
+   * How long guests of each template took, in this process, from their start to an address
+   * from the guest agent: the address wait sends no poll while no guest of the template has
+   * answered sooner.
+   */
+  readonly guestBoots: TaskDurations;
   /** The clones this process started, by VMID and identity: VMID claims and own-clone checks. */
   readonly clones: CloneRegistry;
   /** FIFO lock per key for this process; key: "vm:<vmid>". */
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
-  /** Runs a clone or migration on `node` within the per-node bound (`heavyTasksPerNode`). */
-  withHeavyTaskSlot<T>(node: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs a clone or migration on `node` within the per-node bound (`heavyTasksPerNode`); while it
+   * waits for a slot, `step` gets a progress line saying how long it has waited.
+   */
+  withHeavyTaskSlot<T>(node: string, step: string, fn: () => Promise<T>): Promise<T>;
   /** One line the user sees in the engine's output; says which step a VM is on. */
   progress(message: string): void;
   /** A warning the user sees (insecure TLS, task warnings, a pending reboot…). */

@@ -18,10 +18,18 @@ export class NodeSlots {
     return this.#busy.get(node) ?? 0;
   }
 
-  /** Runs `fn` once a slot on `node` is free, and frees it when `fn` settles. */
-  async run<T>(node: string, fn: () => Promise<T>): Promise<T> {
+  /** The bound per node; undefined: none. */
+  get limit(): number | undefined {
+    return this.#limit;
+  }
+
+  /**
+   * Runs `fn` once a slot on `node` is free, and frees it when `fn` settles. `queued` is called
+   * only when every slot is taken, as the wait begins; the function it returns, when it ends.
+   */
+  async run<T>(node: string, fn: () => Promise<T>, queued?: () => () => void): Promise<T> {
     if (this.#limit === undefined) return fn();
-    await this.#acquire(node, this.#limit);
+    await this.#acquire(node, this.#limit, queued);
     try {
       return await fn();
     } finally {
@@ -29,17 +37,19 @@ export class NodeSlots {
     }
   }
 
-  async #acquire(node: string, limit: number): Promise<void> {
+  async #acquire(node: string, limit: number, queued?: () => () => void): Promise<void> {
     if (this.busy(node) < limit && (this.#queues.get(node)?.length ?? 0) === 0) {
       this.#busy.set(node, this.busy(node) + 1);
       return;
     }
+    const granted = queued?.();
     // The releasing task hands its slot over: the count stays as it is.
     await new Promise<void>((grant) => {
       const queue = this.#queues.get(node) ?? [];
       queue.push(grant);
       this.#queues.set(node, queue);
     });
+    granted?.();
   }
 
   #release(node: string): void {

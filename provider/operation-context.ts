@@ -19,7 +19,7 @@ export interface ContextLog {
   warn(message: string): void;
 }
 
-/** A long task prints a "still waiting" line this often. */
+/** A long task, or a long wait for a heavy-task slot, prints a "still waiting" line this often. */
 const TASK_PROGRESS_EVERY_MS = 15_000;
 
 export interface ContextLimits {
@@ -59,9 +59,11 @@ export function operationContext(
       durations.record(type, systemClock.now() - started);
       return { warnings: result.warnings };
     },
+    guestBoots: new TaskDurations(),
     clones: new CloneRegistry(),
     withLock: (key, fn) => lock.withLock(key, fn),
-    withHeavyTaskSlot: (node, fn) => heavy.run(node, fn),
+    withHeavyTaskSlot: (node, step, fn) =>
+      heavy.run(node, fn, () => slotWaitLines(log, step, node, heavy.limit)),
     progress: (message) => log.progress(message),
     warn: (message) => log.warn(message),
     sleep: (ms) => systemClock.sleep(ms),
@@ -76,5 +78,24 @@ function progressEvery(intervalMs: number, emit: (elapsedMs: number) => void) {
       next = elapsedMs + intervalMs;
       emit(elapsedMs);
     }
+  };
+}
+
+/**
+ * The lines of a wait for a heavy-task slot: one as it begins, one every
+ * TASK_PROGRESS_EVERY_MS with the seconds waited, and one with the whole wait once granted.
+ */
+function slotWaitLines(log: ContextLog, step: string, node: string, limit: number | undefined) {
+  const started = systemClock.now();
+  const waiting = `${step}: waiting for a heavy-task slot on ${node}`;
+  log.progress(`${waiting} (all ${limit} taken; proxmox:heavyTasksPerNode)`);
+  const timer = setInterval(() => {
+    log.progress(`${waiting} (${Math.round((systemClock.now() - started) / 1000)} s)`);
+  }, TASK_PROGRESS_EVERY_MS);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    const waited = ((systemClock.now() - started) / 1000).toFixed(1);
+    log.progress(`${step}: got a heavy-task slot on ${node} after ${waited} s`);
   };
 }

@@ -62,8 +62,10 @@ export async function cloneNew(
   const takenByOthers = new Set<number>();
   for (;;) {
     // The clone task runs on the template's node and copies disks there: one heavy task slot.
-    const cloned = await ctx.withHeavyTaskSlot(request.template.node, () =>
-      cloneOnce(ctx, request, identity, claimant, takenByOthers),
+    const cloned = await ctx.withHeavyTaskSlot(
+      request.template.node,
+      `${request.vmName}: cloning template ${request.template.vmid}`,
+      () => cloneOnce(ctx, request, identity, claimant, takenByOthers),
     );
     if (cloned !== undefined) return cloned;
   }

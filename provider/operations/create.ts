@@ -43,6 +43,7 @@ export async function createVm(
   });
 
   let vm: VmLocation;
+  let justCloned = false;
   // A complete VM is resumed only when `pulumi-proxmox up` vouches that an interrupted run of
   // this stack made it; otherwise taking it over needs `adopt` (lost state, or `--replace`).
   if (own && own.mark.phase === "complete" && !resumableIdentities().has(naming.identity)) {
@@ -90,6 +91,7 @@ export async function createVm(
       range: inputs.vmidRange,
       cloneBudgetMs: inputs.timeouts.cloneMs,
     });
+    justCloned = true;
   }
 
   // A clone made on its template's node (node-local disks) moves to its own node before anything
@@ -99,7 +101,7 @@ export async function createVm(
   }
 
   try {
-    const done = await converge(ctx, vm, inputs, naming);
+    const done = await converge(ctx, vm, inputs, naming, { justCloned });
     vm = done;
     return await observe(ctx, done, inputs, naming);
   } catch (error) {

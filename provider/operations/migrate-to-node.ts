@@ -22,7 +22,7 @@ export async function migrateToNode(
   );
   const started = ctx.now();
   // The migration copies the disks from this node: one heavy task slot there.
-  const migrated = await ctx.withHeavyTaskSlot(vm.node, async () => {
+  const migrated = await ctx.withHeavyTaskSlot(vm.node, step, async () => {
     let upid: string;
     try {
       upid = await ctx.api.migrateVm(vm.node, vm.vmid, target.node, false, {

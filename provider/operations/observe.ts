@@ -39,7 +39,11 @@ export async function observe(
     return mac === undefined ? [] : [mac];
   });
   const addresses =
-    running && config.agent ? await guestAddresses(ctx, vm, macs) : { v4: [], v6: [] };
+    !running || !config.agent
+      ? { v4: [], v6: [] }
+      : vm.guestInterfaces !== undefined
+        ? ownAddresses(vm.guestInterfaces, macs)
+        : await guestAddresses(ctx, vm, macs);
   const seedVolid = cdromVolid(config.ide2);
   const mark = readMark(config.description);
 

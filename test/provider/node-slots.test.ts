@@ -34,6 +34,30 @@ describe("node-slots", () => {
     expect(slots.busy("pve1")).toBe(0);
   });
 
+  it("tells only a task that must queue when its wait begins and when it ends", async () => {
+    const slots = new NodeSlots(1);
+    const started: string[] = [];
+    const events: string[] = [];
+    const queued = (name: string) => () => {
+      events.push(`${name} queued`);
+      return () => void events.push(`${name} granted`);
+    };
+    const first = task(started, "a");
+    const second = task(started, "b");
+    const runs = [
+      slots.run("pve1", first.run, queued("a")),
+      slots.run("pve1", second.run, queued("b")),
+    ];
+    await flush();
+    expect(events).toEqual(["b queued"]);
+    first.end();
+    await flush();
+    expect(events).toEqual(["b queued", "b granted"]);
+    expect(started).toEqual(["a", "b"]);
+    second.end();
+    await Promise.all(runs);
+  });
+
   it("bounds each node on its own, never the process as a whole", async () => {
     const slots = new NodeSlots(1);
     const started: string[] = [];

@@ -1,3 +1,4 @@
+import { TaskDurations } from "../../provider/api/task-durations";
 import { CloneRegistry } from "../../provider/clone-registry";
 import type { OperationContext } from "../../provider/context";
 import { classifyTaskFailure } from "../../provider/api/classify";
@@ -26,9 +27,10 @@ export function testContext(api: FakeProxmoxApi): OperationContext & {
       }
       return { warnings: [] };
     },
+    guestBoots: new TaskDurations(),
     clones: new CloneRegistry(),
     withLock: (_key, fn) => fn(),
-    withHeavyTaskSlot: (_node, fn) => fn(),
+    withHeavyTaskSlot: (_node, _step, fn) => fn(),
     progress: (message) => progressLines.push(message),
     warn: (message) => warnings.push(message),
     sleep: async (ms) => {

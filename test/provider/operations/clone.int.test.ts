@@ -141,7 +141,8 @@ describe("clone with proxmox:heavyTasksPerNode", () => {
         "proxmox:heavyTasksPerNode": "1",
       };
       const ctx = buildContext({ get: (key) => config[key] });
-      vi.spyOn(console, "log").mockImplementation(() => undefined);
+      const lines: string[] = [];
+      vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
       let most = 0;
       const sampler = setInterval(() => {
         const running = [...sim.model.tasks.values()].filter(
@@ -154,6 +155,18 @@ describe("clone with proxmox:heavyTasksPerNode", () => {
         clearInterval(sampler),
       );
       expect(most).toBe(1);
+      // The two creates that queued say so, and then how long they waited.
+      const waiting = lines.filter((line) => line.includes("waiting for a heavy-task slot"));
+      expect(waiting).toHaveLength(2);
+      expect(waiting[0]).toMatch(
+        /^pulumi-proxmox: slot-\d-\w+: cloning template 9000: waiting for a heavy-task slot on pve1 \(all 1 taken; proxmox:heavyTasksPerNode\)$/,
+      );
+      const got = lines.filter((line) => line.includes("got a heavy-task slot"));
+      expect(got).toHaveLength(2);
+      for (const line of got)
+        expect(line).toMatch(
+          /: cloning template 9000: got a heavy-task slot on pve1 after \d+\.\d s$/,
+        );
       expect(new Set(created.map((vm) => vm.vmid)).size).toBe(3);
       expect(qemuVms(sim)).toHaveLength(3);
       await Promise.all(created.map((vm) => deleteVm(ctx, vm)));
