@@ -442,6 +442,11 @@ export function starttimeOfUpid(upid: string): number | undefined {
   return field !== undefined && /^[0-9A-Fa-f]{8}$/.test(field) ? parseInt(field, 16) : undefined;
 }
 
+/** The worker id field of a UPID: a VMID, or for a `download` task the target file's name. */
+export function idOfUpid(upid: string): string | undefined {
+  return upid.split(":")[6];
+}
+
 /** The guest id field of a UPID, when it is a plain VMID (not empty, not `vmid@storage`). */
 export function vmidOfUpid(upid: string): number | undefined {
   const id = upid.split(":")[6];
