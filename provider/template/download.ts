@@ -8,6 +8,7 @@
  */
 import { idOfUpid, typeOfUpid } from "../api/classify";
 import type { Upid } from "../api/proxmox-api";
+import { isTransient } from "../errors";
 import type { OperationContext } from "../context";
 import type { TemplateInputs } from "./inputs";
 import type { TemplatePlan } from "./mark";
@@ -80,7 +81,10 @@ async function runningDownload(
   node: string,
   file: string,
 ): Promise<Upid | undefined> {
-  const active = await ctx.api.nodeTasks(node, { source: "active" });
+  // A blip of the listing only costs the wait: the download goes ahead as it did before.
+  const active = await ctx.api
+    .nodeTasks(node, { source: "active" })
+    .catch((error: unknown) => (isTransient(error) ? [] : Promise.reject(error)));
   return active.find(({ upid }) => typeOfUpid(upid) === "download" && idOfUpid(upid) === file)
     ?.upid;
 }

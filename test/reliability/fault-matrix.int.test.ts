@@ -38,6 +38,7 @@ const SAMPLE: [FaultOperation, RegExp, Fault[]][] = [
   // docs/known-limits.md.)
   ["template-create", /^POST .*\/download-url$/, ["403", "595", "lost answer"]],
   ["template-create", /^task \{download\}$/, ["task failure"]],
+  ["template-create", /^GET \/nodes\/\{node\}\/tasks$/, ["500", "596"]],
   ["template-create", /^POST \/nodes\/\{node\}\/qemu$/, ["500", "595", "lost answer"]],
   ["template-create", /^task \{qmcreate\}$/, ["task failure"]],
   ["template-create", /^POST .*\/template$/, ["403", "596", "lost answer"]],
