@@ -219,10 +219,10 @@ function unavailable(
   const node = ctx.node === undefined ? "the target node" : `node ${ctx.node}`;
   const message = timedOut
     ? `${request}${at(target)} timed out inside the cluster (${status} ${pve}): ${node} or its ` +
-      `pvedaemon did not answer pveproxy within 30 s. It is retried; if it persists, check the ` +
+      `pvedaemon did not answer pveproxy within 30 s. If it persists, check the ` +
       `load on ${node}.`
     : `${request}${at(target)} could not reach ${node} (${status} ${pve}): it is down or ` +
-      `unreachable from the node that received the request. It is retried; if it persists, ` +
+      `unreachable from the node that received the request. If it persists, ` +
       `check ${node} and the cluster network.`;
   return new TransientError("UNAVAILABLE", message, {
     ...ctx,
@@ -384,7 +384,8 @@ export function classify(
   if (status === 429 || status === 502 || status === 503 || status === 504 || status > 501) {
     return new TransientError(
       "UNAVAILABLE",
-      `${request}${at(target)}: PVE is unavailable (${status} ${pve}); retried.`,
+      `${request}${at(target)}: PVE is unavailable (${status} ${pve}). If it persists, check ` +
+        `the node and any proxy in front of PVE.`,
       context,
     );
   }
@@ -440,6 +441,11 @@ export function typeOfUpid(upid: string): string | undefined {
 export function starttimeOfUpid(upid: string): number | undefined {
   const field = upid.split(":")[4];
   return field !== undefined && /^[0-9A-Fa-f]{8}$/.test(field) ? parseInt(field, 16) : undefined;
+}
+
+/** The worker id field of a UPID: a VMID, or for a `download` task the target file's name. */
+export function idOfUpid(upid: string): string | undefined {
+  return upid.split(":")[6];
 }
 
 /** The guest id field of a UPID, when it is a plain VMID (not empty, not `vmid@storage`). */

@@ -1,4 +1,4 @@
-import { isTransient, type ProxmoxError } from "../errors.js";
+import { isTransient, TransientError, type ProxmoxError } from "../errors.js";
 import { abortedError, backoffDelay, systemClock, type Clock } from "../retry.js";
 import type { ConfigUpdate, ProxmoxApi } from "./proxmox-api.js";
 
@@ -158,17 +158,49 @@ export function hadNoEffect(error: ProxmoxError): boolean {
   return error.code === "LOCKED" || error.code === "LOCK_TIMEOUT";
 }
 
-function retryable(method: Method, args: readonly unknown[], error: unknown): boolean {
+/** The retry kind of one call: a config POST with a `digest` fails its repeat with CONFLICT. */
+function kindOf(method: Method, args: readonly unknown[]): RetryKind {
+  if (method === "updateVmConfig" && (args[2] as ConfigUpdate | undefined)?.digest !== undefined)
+    return "unsafe";
+  return RETRY_KINDS[method];
+}
+
+function retryable(kind: RetryKind, error: unknown): boolean {
   if (!isTransient(error)) return false;
   // The guest agent not running yet is the state the caller is polling for, not a blip.
   if (error.context.unavailable === "agent-not-running") return false;
-  let kind = RETRY_KINDS[method];
-  // With a digest, a repeat of an applied change fails with CONFLICT: not idempotent.
-  if (method === "updateVmConfig" && (args[2] as ConfigUpdate | undefined)?.digest !== undefined)
-    kind = "unsafe";
   if (kind === "none") return false;
   if (kind === "unsafe") return hadNoEffect(error);
   return true;
+}
+
+/**
+ * What became of the request, told from the same facts that decided it: a request that was
+ * sent again says how often, one that may have been carried out says it was not sent again.
+ * Empty when neither applies (a permanent error, a poll that treats the answer as "not yet").
+ */
+function retryNote(kind: RetryKind, error: unknown, attempts: number): string {
+  if (!isTransient(error) || kind === "none") return "";
+  if (attempts > 1) return ` Sent ${attempts} times; it failed each time.`;
+  if (kind === "unsafe" && !hadNoEffect(error))
+    return (
+      " Not sent again, since PVE may have carried it out; run the command again: it reads " +
+      "what was done and carries on."
+    );
+  return "";
+}
+
+/** `error` with {@link retryNote} added to its message; anything else as it is. */
+function withRetryNote(kind: RetryKind, error: unknown, attempts: number): unknown {
+  const note = retryNote(kind, error, attempts);
+  if (note === "" || !isTransient(error)) return error;
+  const cause = (error as { cause?: unknown }).cause;
+  return new TransientError(
+    error.code,
+    `${error.message}${note}`,
+    error.context,
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 function describe(method: Method, args: readonly unknown[]): string {
@@ -207,14 +239,16 @@ export function retryingApi(inner: ProxmoxApi, options: RetryingApiOptions): Pro
     // The budget runs from the first failure, not the first send: a request that timed out has
     // already waited the client's whole request timeout, and must still get its retries.
     let deadline: number | undefined;
+    const kind = kindOf(method, args);
     for (let attempt = 1; ; attempt++) {
       try {
         return await fn();
       } catch (error) {
-        if (!retryable(method, args, error) || attempt >= maxAttempts) throw error;
+        if (!retryable(kind, error) || attempt >= maxAttempts)
+          throw withRetryNote(kind, error, attempt);
         deadline ??= clock.now() + budgetMs;
         const delay = backoffDelay(attempt, backoff);
-        if (clock.now() + delay > deadline) throw error;
+        if (clock.now() + delay > deadline) throw withRetryNote(kind, error, attempt);
         options.progress(
           `${describe(method, args)}: ${reason(error as ProxmoxError)}, retrying ` +
             `(attempt ${attempt + 1} of ${maxAttempts}, in ${(delay / 1000).toFixed(1)} s)`,

@@ -98,7 +98,7 @@ export function classifyTransportError(failure: TransportFailure): ProxmoxError 
     return new TransientError(
       "TIMEOUT",
       `${request} got no answer from ${origin} within ${Math.round(failure.timeoutMs / 1000)} s. ` +
-        `The request may still have been applied; it is checked before being retried.`,
+        `The request may still have been applied.`,
       context,
       { cause },
     );
@@ -119,7 +119,7 @@ export function classifyTransportError(failure: TransportFailure): ProxmoxError 
   return new TransientError(
     "NETWORK",
     `${request}: cannot talk to ${origin} (${code}: ${cause.message}). Check that the endpoint ` +
-      `is right and reachable; retried.`,
+      `is right and reachable.`,
     context,
     { cause },
   );

@@ -1,10 +1,14 @@
 /**
  * The image download: PVE fetches the URL itself (`download-url`, a task), verifies the
  * checksum, and stores the file as `import` content under a name derived from the identity. An
- * image already there (an interrupted create) is not fetched again. While the task runs, its
+ * image already there (an interrupted create) is not fetched again, and neither is one whose
+ * download still runs (a run whose answer to `download-url` was lost, or that could not read
+ * the task's status, started it): that task is waited for instead. While a task runs, its
  * log's wget progress lines (bytes, percent) become progress lines.
  */
+import { idOfUpid, typeOfUpid } from "../api/classify";
 import type { Upid } from "../api/proxmox-api";
+import { isTransient } from "../errors";
 import type { OperationContext } from "../context";
 import type { TemplateInputs } from "./inputs";
 import type { TemplatePlan } from "./mark";
@@ -29,6 +33,19 @@ async function download(
   inputs: TemplateInputs,
   plan: TemplatePlan,
 ): Promise<void> {
+  // Looked for before the storage: a download that ends between the two calls is then seen
+  // in the storage listing.
+  const running = await runningDownload(ctx, inputs.node, plan.imageFile);
+  if (running !== undefined) {
+    const step = `waiting for the download to ${plan.imageVolid} on node ${inputs.node} already running (${running})`;
+    ctx.progress(step);
+    const done = ctx.waitForTask(inputs.node, running, {
+      budgetMs: inputs.timeouts.downloadMs,
+      step,
+    });
+    await reportProgress(ctx, inputs.node, running, done);
+    await done;
+  }
   const stored = await ctx.api.storageContent(inputs.node, inputs.importStorage, "import");
   if (stored.some((volume) => volume.volid === plan.imageVolid)) {
     ctx.progress(`${plan.imageVolid} on node ${inputs.node}: already downloaded`);
@@ -51,6 +68,25 @@ async function download(
   // The progress reader ends when the task does; the task's own outcome is then the answer.
   await reportProgress(ctx, inputs.node, upid, done);
   await done;
+}
+
+/**
+ * The `download` task on `node` that is writing `file`, if one runs. PVE names a download-url
+ * task by its target file (the worker id of its UPID), not by its storage; the file name is
+ * derived from the template's identity, so another storage's file of that name is the same
+ * image of the same template.
+ */
+async function runningDownload(
+  ctx: OperationContext,
+  node: string,
+  file: string,
+): Promise<Upid | undefined> {
+  // A blip of the listing only costs the wait: the download goes ahead as it did before.
+  const active = await ctx.api
+    .nodeTasks(node, { source: "active" })
+    .catch((error: unknown) => (isTransient(error) ? [] : Promise.reject(error)));
+  return active.find(({ upid }) => typeOfUpid(upid) === "download" && idOfUpid(upid) === file)
+    ?.upid;
 }
 
 /** wget's dot lines end with the percentage and rate: `… ........  79% 118M`. */

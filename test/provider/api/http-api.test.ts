@@ -334,7 +334,7 @@ describe("http-api", () => {
     expect(error).toMatchObject({ code: "NETWORK", transient: true });
     expect(error.message).toBe(
       "GET /nodes: cannot talk to https://pve.test:8006 (UND_ERR_SOCKET: other side closed). " +
-        "Check that the endpoint is right and reachable; retried.",
+        "Check that the endpoint is right and reachable.",
     );
     expect(Object.keys(error.cause as object)).toEqual(["name", "code"]);
   });

@@ -3,6 +3,7 @@ import type { ProxmoxApi } from "../../../provider/api/proxmox-api.js";
 import { hadNoEffect, retryingApi } from "../../../provider/api/retrying-api.js";
 import { PermanentError, TransientError } from "../../../provider/errors.js";
 import type { Clock } from "../../../provider/retry.js";
+import { failure } from "../../support/failure.js";
 
 /** A clock whose sleeps return at once and move time on, recording each delay. */
 function fakeClock(): Clock & { slept: number[] } {
@@ -143,8 +144,35 @@ describe("retryingApi", () => {
     const reset = networkError("ECONNRESET");
     const { api, calls } = setup("cloneVm", [reset], "UPID:clone");
     const request = { node: "pve1", vmid: 9000, newid: 101, name: "a", full: true };
-    await expect(api.cloneVm(request)).rejects.toBe(reset);
+    const error = await api.cloneVm(request).catch((e: unknown) => e as TransientError);
     expect(calls()).toBe(1);
+    expect(error).toMatchObject({ code: "NETWORK", cause: reset.cause });
+    expect(hadNoEffect(error as TransientError)).toBe(false);
+  });
+
+  it("says a request that may have been carried out was not sent again, and what to do", async () => {
+    const { api } = setup("cloneVm", [networkError("ECONNRESET")], "UPID:clone");
+    const request = { node: "pve1", vmid: 9000, newid: 101, name: "a", full: true };
+    const { message } = await failure(api.cloneVm(request));
+    expect(message).toBe(
+      "POST /nodes/pve1/qemu/9000/clone: cannot talk Not sent again, since PVE may have carried " +
+        "it out; run the command again: it reads what was done and carries on.",
+    );
+    expect(message).not.toMatch(/\bretried\b/);
+  });
+
+  it("says how often a request was sent when its retries ran out", async () => {
+    const { api } = setup("nodes", Array.from({ length: 6 }, proxyTimeout), []);
+    const { message } = await failure(api.nodes());
+    expect(message).toBe(
+      "GET /cluster/resources: 596 Connection timed out Sent 6 times; it failed each time.",
+    );
+  });
+
+  it("adds nothing to a transient answer its caller polls through", async () => {
+    const status = setup("taskStatus", [proxyTimeout()], {});
+    const { message } = await failure(status.api.taskStatus("pve1", "UPID:t"));
+    expect(message).toBe("GET /cluster/resources: 596 Connection timed out");
   });
 
   it("re-sends a clone whose connection was refused before it reached PVE", async () => {

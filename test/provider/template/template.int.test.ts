@@ -169,6 +169,30 @@ describe("CloudImageTemplate operations", () => {
     expect([...sim.model.vms.keys()].filter((id) => id >= 10_000)).toEqual([state.vmid]);
   });
 
+  it("waits for the download a run that could not read its task status left running, and downloads once", async () => {
+    await start({ taskDurationsMs: { download: 1_500 } });
+    const first = failure(createTemplate(ctx, inputs()));
+    while (![...sim.model.tasks.values()].some((task) => task.type === "download")) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // From here on the first run cannot read any task's status: its wait fails.
+    sim.faults.failRequests(
+      { method: "GET", path: /\/tasks(\/|$)/, count: 1_000 },
+      500,
+      "simulated",
+    );
+    expect((await first).message).toMatch(/node pve1/);
+    sim.faults.clear();
+    const download = [...sim.model.tasks.values()].find((task) => task.type === "download");
+    expect(download?.status).toBe("running");
+
+    await start({}, sim);
+    const state = await createTemplate(ctx, inputs());
+    expect(images.requests).toHaveLength(1);
+    expect(importVolumes()).toEqual([state.imageVolid]);
+    expect(lines.some((l) => l.includes(`already running (${download?.upid})`))).toBe(true);
+  });
+
   it("finishes the VM a failed run made while the listing still shows pvestatd's placeholder name", async () => {
     // The re-run lists the VMs 0.5 s behind: after the VM appeared as `VM <vmid>`, before its
     // create task wrote the real name (1 s later).

@@ -285,6 +285,9 @@ function typedError(error: unknown): { code: string; message: string } | undefin
   return undefined;
 }
 
+/** A message's claim that the request is sent again ("…; retried", "It is retried"). */
+const RETRY_CLAIM = /\bretried\b/i;
+
 const ADVICE =
   /\b(check|grant|retried|retry|run|fix|read|pick|free|watch|see|clear|raise|report|set)\b/i;
 
@@ -377,6 +380,8 @@ function judgeMessage(
   if (typed.code !== expectedCode) problems.push(`code ${typed.code}, documented ${expectedCode}`);
   if (expectedRetried) problems.push("not retried, documented as retried");
   const message = typed.message;
+  if (!expectedRetried && RETRY_CLAIM.test(message))
+    problems.push("message says retried, documented as not retried");
   const node = /^\/nodes\/([^/]+)/.exec(path)?.[1];
   if (node !== undefined && !message.includes(node))
     problems.push(`message does not name node ${node}`);
