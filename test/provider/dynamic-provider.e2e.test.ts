@@ -13,7 +13,7 @@ import { simulatorContext } from "../support/test-context";
  * Run in a fresh node in the e2e workspace, where `pulumi-proxmox` is installed from its
  * tarball: requires the provider by name as Pulumi's host does, makes the calls, and prints
  * their answers and every module the process loaded on the way (the package's own as
- * `provider/...`, others by package name).
+ * `provider/...`, others by package name) as its last stdout line, after the provider's progress.
  */
 const PROBE = `
 const provider = require("pulumi-proxmox/dynamic-provider");
@@ -29,7 +29,7 @@ const calls = JSON.parse(process.env.PROBE_CALLS);
     if (own) loaded.add(own[1]);
     else if (dependency) loaded.add(dependency[1]);
   }
-  process.stdout.write(JSON.stringify({ answers, loaded: [...loaded] }));
+  process.stdout.write("\\n" + JSON.stringify({ answers, loaded: [...loaded] }));
 })();
 `;
 
@@ -69,7 +69,7 @@ describe("the dynamic provider process", () => {
       cloudInit: { packages: ["htop"] },
     };
     inputs = checkVm({}, declared).inputs as ResolvedInputs;
-    vm = await createVm(simulatorContext(sim), inputs);
+    vm = await createVm({ ...simulatorContext(sim), progress: () => undefined }, inputs);
   });
   afterAll(() => sim.close());
 
@@ -82,7 +82,10 @@ describe("the dynamic provider process", () => {
         PROBE_CONFIG: JSON.stringify(config),
       },
     });
-    return JSON.parse(stdout) as { answers: Record<string, unknown>[]; loaded: string[] };
+    return JSON.parse(stdout.split("\n").pop() ?? "") as {
+      answers: Record<string, unknown>[];
+      loaded: string[];
+    };
   };
 
   it("refreshes a VM without loading the seed writer, YAML, the template glue or the simulator", async () => {
