@@ -2,8 +2,8 @@
  * How fast a fresh provider process answers its first call, as each of the two processes of
  * `preview --refresh` does: one reads a VM (the refresh), one checks and diffs it (the preview).
  * Each run is a new node that requires the built dynamic provider and times from that `require`
- * to the answer, then counts the modules it loaded and its RSS. Against a simulator in a child
- * process, with one VM created first. Run after `npm run build`:
+ * to the answer, then counts the modules it loaded and its RSS. Against a simulator in this
+ * process (the children are what is measured), with one VM created first. Run after `npm run build`:
  *
  *   npm run bench:start             # 7 runs of each
  *   START_RUNS=15 npm run bench:start
@@ -13,10 +13,12 @@
 /* eslint-disable @typescript-eslint/no-require-imports --
    The package is CommonJS, so Node's type stripping runs this file as CJS: `import` statements
    would not load, `require` does. */
-const { execFileSync, spawn } =
-  require("node:child_process") as typeof import("node:child_process");
+const { execFile } = require("node:child_process") as typeof import("node:child_process");
+const { promisify } = require("node:util") as typeof import("node:util");
+
+/** Asynchronous: the simulator answers the children from this process's event loop. */
+const run = promisify(execFile);
 const { resolve } = require("node:path") as typeof import("node:path");
-const { createInterface } = require("node:readline") as typeof import("node:readline");
 
 const RUNS = Number(process.env["START_RUNS"] ?? 7);
 const dist = resolve(__dirname, "..", "dist");
@@ -40,9 +42,8 @@ interface Run {
   rss: number;
 }
 
-function probe(calls: unknown[][], config: Record<string, string>): Run {
-  const stdout = execFileSync(process.execPath, ["-e", PROBE], {
-    encoding: "utf8",
+async function probe(calls: unknown[][], config: Record<string, string>): Promise<Run> {
+  const { stdout } = await run(process.execPath, ["-e", PROBE], {
     env: {
       ...process.env,
       PROBE_CALLS: JSON.stringify(calls),
@@ -55,17 +56,16 @@ function probe(calls: unknown[][], config: Record<string, string>): Run {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
 
 async function main(): Promise<void> {
-  const child = spawn(
-    process.execPath,
-    [resolve(dist, "simulator", "cli.js"), "--port", "0", "--http", "--task-ms", "100"],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
+  const { startSimulator } = require(
+    resolve(dist, "simulator", "index.js"),
+  ) as typeof import("../simulator/index.js");
+  const sim = await startSimulator();
   try {
-    const ready = await new Promise<string>((done) =>
-      createInterface({ input: child.stdout }).once("line", done),
-    );
-    const sim = JSON.parse(ready) as { url: string; apiToken: string };
-    const config = { "proxmox:endpoint": sim.url, "proxmox:apiToken": sim.apiToken };
+    const config = {
+      "proxmox:endpoint": sim.url,
+      "proxmox:apiToken": sim.apiToken,
+      "proxmox:caCert": sim.caCertPem,
+    };
     const declared = {
       identity: { project: "bench", stack: "start", name: "vm" },
       node: "pve1",
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
       cloudInit: { packages: ["htop"] },
     };
     // One VM, created by a provider process; its outputs are the state a refresh reads.
-    const created = execFileSync(
+    const { stdout: created } = await run(
       process.execPath,
       [
         "-e",
@@ -85,7 +85,6 @@ async function main(): Promise<void> {
            .then((r) => process.stdout.write("\\n" + JSON.stringify(r)));`,
       ],
       {
-        encoding: "utf8",
         env: {
           ...process.env,
           PROBE_CONFIG: JSON.stringify(config),
@@ -112,14 +111,15 @@ async function main(): Promise<void> {
     console.log("| first answer of a fresh process | require → answer | modules loaded | RSS |");
     console.log("|---|---|---|---|");
     for (const [what, calls] of scenarios) {
-      const runs = Array.from({ length: RUNS }, () => probe(calls, config));
+      const runs: Run[] = [];
+      for (let i = 0; i < RUNS; i++) runs.push(await probe(calls, config));
       const ms = runs.map((r) => r.ms);
       console.log(
         `| ${what} | ${median(ms).toFixed(0)} ms (${Math.min(...ms).toFixed(0)} ms) | ${median(runs.map((r) => r.modules))} | ${(median(runs.map((r) => r.rss)) / 1024 / 1024).toFixed(1)} MB |`,
       );
     }
   } finally {
-    child.kill();
+    await sim.close();
   }
 }
 
