@@ -80,7 +80,7 @@ async function main(): Promise<void> {
     const { checkVm } = require(
       resolve(dist, "provider", "operations", "check.js"),
     ) as typeof import("../provider/operations/check");
-    row("+ the provider's runtime (undici, zod, yaml, operations)", settled());
+    row("+ the provider's runtime as check and diff load it (zod, the spec)", settled());
 
     const config: Record<string, string> = {
       "proxmox:endpoint": sim.url,

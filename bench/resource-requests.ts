@@ -11,7 +11,9 @@ import * as path from "node:path";
 
 const load = createRequire(path.resolve("dist", "bench.js"));
 const { startSimulator } = load("./simulator/index.js") as typeof import("../simulator/index.js");
-const { buildContext } = load("./provider/runtime.js") as typeof import("../provider/runtime.js");
+const { buildContext } = load(
+  "./provider/connection-context.js",
+) as typeof import("../provider/connection-context.js");
 const { checkVm } = load(
   "./provider/operations/check.js",
 ) as typeof import("../provider/operations/check.js");

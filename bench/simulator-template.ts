@@ -20,8 +20,8 @@ const { startSimulator, REALISTIC_TASK_MS } = require(
   dist("simulator/index.js"),
 ) as typeof import("../simulator/index.js");
 const { buildContext } = require(
-  dist("provider/runtime.js"),
-) as typeof import("../provider/runtime.js");
+  dist("provider/connection-context.js"),
+) as typeof import("../provider/connection-context.js");
 const { checkTemplate } = require(
   dist("provider/template/inputs.js"),
 ) as typeof import("../provider/template/inputs.js");

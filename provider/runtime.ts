@@ -4,91 +4,46 @@
  * dynamic-provider.ts, only inside the provider process, from this package's own node_modules
  * path — so module-level state here really is shared by every resource of the deployment.
  *
+ * The process loads only what its calls need: `preview --refresh` starts one provider process
+ * for the refresh (read) and another for the preview (check, diff), and every module loaded at
+ * start delays each of them. So check and diff load the spec alone; the connection (undici) is
+ * loaded by the first call that talks to Proxmox; and create, update and delete, with the seed
+ * writer and the steps that change VMs, are loaded by their first call. These are dynamic
+ * `import()`s inside the (already asynchronous) functions: lazy in the build, and resolved like
+ * any import in the tests, which run the TypeScript sources.
+ *
  * @internal
  */
-import { coalescedApi, sharedListingCoalescer, sharedNodeListings } from "./api/coalesced-api";
-import { HttpProxmoxApi } from "./api/http-api";
-import { retryingApi } from "./api/retrying-api";
-import { tracedApi } from "./api/traced-api";
-import { parseConnectionConfig } from "./config";
-import type { ListingAge, OperationContext } from "./context";
-import { engineSignal } from "./engine-watch";
-import { operationContext } from "./operation-context";
+import type { ConfigReader } from "./connection-context";
+import type { OperationContext } from "./context";
 import { checkVm } from "./operations/check";
-import { createVm } from "./operations/create";
-import { deleteVm } from "./operations/delete";
 import { diffVm } from "./operations/diff";
 import { readVm } from "./operations/read";
 import type { ResolvedInputs } from "./operations/resolved-inputs";
-import { updateVm } from "./operations/update";
 import { parseVmState } from "./state/vm-state";
 
 type Props = Record<string, unknown>;
 
-interface ConfigReader {
-  get(key: string): string | undefined;
-}
-
+let config: ConfigReader = { get: () => undefined };
 let ready: Promise<OperationContext> | undefined;
 
 /**
- * Called once per provider process with the stack config. Stores a promise, awaited by every
- * call: the host caches the provider before `configure` settles (measured race, see the notes).
+ * Called once per provider process with the stack config, which it only keeps: the context is
+ * built by the first call that needs one, so a preview's check and diff never load the
+ * connection. Every such call awaits the one promise `context` stores, so none can run ahead
+ * of the config even though the host caches the provider before `configure` settles. A bad
+ * config is reported by that first call, with its own message.
  */
-export function configure(config: ConfigReader): Promise<void> {
-  ready = Promise.resolve().then(() => buildContext(config));
-  // The failure is reported by the first operation that needs the context, with its own message.
-  ready.catch(() => undefined);
+export function configure(reader: ConfigReader): Promise<void> {
+  config = reader;
+  ready = undefined;
   return Promise.resolve();
 }
 
 /** @internal The process's one context, shared with the template glue (template/runtime.ts). */
 export function context(): Promise<OperationContext> {
-  ready ??= Promise.resolve().then(() => buildContext({ get: () => undefined }));
+  ready ??= import("./connection-context.js").then(({ buildContext }) => buildContext(config));
   return ready;
-}
-
-/** @internal Exported for integration tests, which build a context per simulator. */
-export function buildContext(config: ConfigReader): OperationContext {
-  const connection = parseConnectionConfig({
-    endpoint: config.get("proxmox:endpoint"),
-    apiToken: config.get("proxmox:apiToken"),
-    apiTokenFile: config.get("proxmox:apiTokenFile"),
-    caCert: config.get("proxmox:caCert"),
-    insecure: config.get("proxmox:insecure"),
-    maxConnections: config.get("proxmox:maxConnections"),
-    heavyTasksPerNode: config.get("proxmox:heavyTasksPerNode"),
-  });
-  const debug = process.env["PULUMI_PROXMOX_DEBUG"] === "1";
-  const http = new HttpProxmoxApi({
-    connection,
-    logger: { warn: (m: string) => console.warn(m) },
-    signal: engineSignal(),
-  });
-  const traced = tracedApi(http, { debug: (m) => (debug ? console.error(m) : undefined) });
-  const coalescer = sharedListingCoalescer(connection.origin);
-  const progress = (message: string) => console.log(`pulumi-proxmox: ${message}`);
-  // Retried below the coalescer, so callers sharing one listing also share its retries.
-  const api = coalescedApi(
-    retryingApi(traced, { progress }),
-    coalescer,
-    sharedNodeListings(connection.origin),
-  );
-  const listVms = async (options?: ListingAge) => {
-    if (options?.fresh) coalescer.invalidate();
-    if (options?.anyAge) return coalescer.get(() => api.clusterVms(), { anyAge: true });
-    return api.clusterVms();
-  };
-  // The engine shows the dynamic provider's stdout as info lines: the user's progress view.
-  return operationContext(
-    api,
-    listVms,
-    {
-      progress,
-      warn: (message) => console.warn(`pulumi-proxmox: warning: ${message}`),
-    },
-    { heavyTasksPerNode: connection.heavyTasksPerNode },
-  );
 }
 
 export async function check(olds: Props, news: Props) {
@@ -105,6 +60,7 @@ export async function diff(_id: string, olds: Props, news: Props) {
 }
 
 export async function create(inputs: Props) {
+  const { createVm } = await import("./operations/create.js");
   const ctx = await context();
   const state = await createVm(ctx, resolved(inputs), providerOf(inputs));
   return { id: String(state.vmid), outs: wire({ ...providerOf(inputs), ...state }) };
@@ -118,12 +74,14 @@ export async function read(id: string, props: Props) {
 }
 
 export async function update(_id: string, olds: Props, news: Props) {
+  const { updateVm } = await import("./operations/update.js");
   const ctx = await context();
   const state = await updateVm(ctx, parseVmState(olds), resolved(news), providerOf(news));
   return { outs: wire({ ...providerOf(news), ...state }) };
 }
 
 export async function remove(_id: string, props: Props): Promise<void> {
+  const { deleteVm } = await import("./operations/delete.js");
   const ctx = await context();
   await deleteVm(ctx, parseVmState(props));
 }

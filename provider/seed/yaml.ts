@@ -4,8 +4,26 @@
  * so what we write must read back identically there, and what we reject PyYAML must reject too.
  * The tests hold both against PyYAML; docs/cloud-init.md and docs/design.md give the rules.
  */
-import { Document, isMap, parseDocument, visit, type ScalarTag, type Tags } from "yaml";
-import { stringTag } from "yaml/util";
+import type * as Yaml from "yaml";
+import type { ScalarTag, Tags } from "yaml";
+import type * as YamlUtil from "yaml/util";
+
+/**
+ * The `yaml` package, loaded on first use: it is ~70 modules, and the provider process of a
+ * refresh or a preview reaches this file (through the `cloudInit` schema) without ever writing
+ * a seed or checking a `#cloud-config`. A plain `require`, so it stays lazy in the CommonJS build.
+ */
+let loaded: { yaml: typeof Yaml; seedTags: (tags: Tags) => Tags } | undefined;
+function yamlPackage(): NonNullable<typeof loaded> {
+  if (loaded !== undefined) return loaded;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const yaml = require("yaml") as typeof Yaml;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { stringTag } = require("yaml/util") as typeof YamlUtil;
+  const seedString = seedStringTag(stringTag);
+  loaded = { yaml, seedTags: (tags) => tags.map((tag) => (tag === stringTag ? seedString : tag)) };
+  return loaded;
+}
 
 export type YamlValue =
   string | number | boolean | null | readonly YamlValue[] | { readonly [key: string]: YamlValue };
@@ -24,17 +42,17 @@ const PLAIN = /^[A-Za-z_/][A-Za-z0-9_./@+=,-]*$/;
  * multi-line text, else double-quoted with every unsafe character escaped. Keeping the rule
  * keeps the bytes, and the bytes name the seed ISO and the instance-id.
  */
-const seedString: ScalarTag = {
-  ...stringTag,
-  stringify(item, ctx) {
-    const text = String(item.value);
-    if (PLAIN.test(text) && !SPECIAL.test(text)) return text;
-    if (!ctx.implicitKey && isLiteralSafe(text)) return literalBlock(text, ctx.indent || "  ");
-    return doubleQuoted(text);
-  },
-};
-
-const SEED_TAGS = (tags: Tags): Tags => tags.map((tag) => (tag === stringTag ? seedString : tag));
+function seedStringTag(stringTag: ScalarTag): ScalarTag {
+  return {
+    ...stringTag,
+    stringify(item, ctx) {
+      const text = String(item.value);
+      if (PLAIN.test(text) && !SPECIAL.test(text)) return text;
+      if (!ctx.implicitKey && isLiteralSafe(text)) return literalBlock(text, ctx.indent || "  ");
+      return doubleQuoted(text);
+    },
+  };
+}
 
 /**
  * Renders `value` as a YAML document in block style (sequences indented under their key, as
@@ -42,7 +60,8 @@ const SEED_TAGS = (tags: Tags): Tags => tags.map((tag) => (tag === stringTag ? s
  */
 export function emitYaml(value: YamlValue, header?: string): string {
   assertIntegers(value);
-  const body = new Document(value, { customTags: SEED_TAGS }).toString({ lineWidth: 0 });
+  const { yaml, seedTags } = yamlPackage();
+  const body = new yaml.Document(value, { customTags: seedTags }).toString({ lineWidth: 0 });
   return header === undefined ? body : `${header}\n${body}`;
 }
 
@@ -130,6 +149,7 @@ export function checkYaml(original: string): YamlCheck {
   }
   // Not strict: the package then lets pass what YAML 1.2 forbids but reads unambiguously, such
   // as a comment right after a quoted value (`"x"# note`), which PyYAML loads.
+  const { parseDocument, visit, isMap } = yamlPackage().yaml;
   const doc = parseDocument(text, {
     version: "1.1",
     strict: false,

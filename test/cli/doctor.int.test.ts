@@ -11,7 +11,7 @@ import { waitForTask } from "../../provider/api/tasks";
 import type { ProxmoxError } from "../../provider/errors";
 import { TestClient } from "../simulator/support/client";
 import { parseConnectionConfig } from "../../provider/config";
-import { buildContext } from "../../provider/runtime";
+import { buildContext } from "../../provider/connection-context";
 import { createTemplate } from "../../provider/template/create";
 import { deleteTemplate } from "../../provider/template/delete";
 import { checkTemplate, type TemplateInputs } from "../../provider/template/inputs";

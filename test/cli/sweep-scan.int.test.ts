@@ -11,7 +11,7 @@ import { checkVm } from "../../provider/operations/check";
 import { createVm } from "../../provider/operations/create";
 import type { ResolvedInputs } from "../../provider/operations/resolved-inputs";
 import { buildVmSeed } from "../../provider/operations/vm-seed";
-import { buildContext } from "../../provider/runtime";
+import { buildContext } from "../../provider/connection-context";
 import type { VmState } from "../../provider/state/vm-state";
 import { startSimulator, type Simulator } from "../../simulator";
 

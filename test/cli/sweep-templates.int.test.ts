@@ -7,7 +7,7 @@ import { TEMPLATE_TYPE } from "../../cli/sweep-owners";
 import { closeSharedDispatchers } from "../../provider/api/dispatcher-registry";
 import { parseConnectionConfig, type ConnectionConfig } from "../../provider/config";
 import type { OperationContext } from "../../provider/context";
-import { buildContext } from "../../provider/runtime";
+import { buildContext } from "../../provider/connection-context";
 import { createTemplate } from "../../provider/template/create";
 import { ensureImage } from "../../provider/template/download";
 import { checkTemplate, type TemplateInputs } from "../../provider/template/inputs";

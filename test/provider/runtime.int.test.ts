@@ -6,7 +6,7 @@ import { deleteVm } from "../../provider/operations/delete";
 import { readVm } from "../../provider/operations/read";
 import type { ResolvedInputs } from "../../provider/operations/resolved-inputs";
 import { updateVm } from "../../provider/operations/update";
-import { buildContext } from "../../provider/runtime";
+import { buildContext } from "../../provider/connection-context";
 import type { OperationContext } from "../../provider/context";
 
 const resolve = (extra: Record<string, unknown>) =>

@@ -2,7 +2,7 @@ import { TaskDurations } from "../../provider/api/task-durations";
 import { CloneRegistry } from "../../provider/clone-registry";
 import type { OperationContext } from "../../provider/context";
 import { classifyTaskFailure } from "../../provider/api/classify";
-import { buildContext } from "../../provider/runtime";
+import { buildContext } from "../../provider/connection-context";
 import type { Simulator } from "../../simulator";
 import type { FakeProxmoxApi } from "./fake-api";
 

@@ -5,7 +5,7 @@ import { checkVm } from "../../../provider/operations/check";
 import { createVm } from "../../../provider/operations/create";
 import { deleteVm } from "../../../provider/operations/delete";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
-import { buildContext } from "../../../provider/runtime";
+import { buildContext } from "../../../provider/connection-context";
 
 /** The provider's context over HTTP: dropped writes that are safe to repeat are repeated. */
 

@@ -6,7 +6,7 @@ import { checkVm } from "../../../provider/operations/check";
 import { createVm, PROBE_WINDOW } from "../../../provider/operations/create";
 import { deleteVm } from "../../../provider/operations/delete";
 import { namingOf, type ResolvedInputs } from "../../../provider/operations/resolved-inputs";
-import { buildContext } from "../../../provider/runtime";
+import { buildContext } from "../../../provider/connection-context";
 
 /** The create path over HTTP against the simulator, with faults on the requests it sends. */
 

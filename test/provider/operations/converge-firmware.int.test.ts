@@ -8,7 +8,7 @@ import { diffVm } from "../../../provider/operations/diff";
 import { readVm } from "../../../provider/operations/read";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
 import { updateVm } from "../../../provider/operations/update";
-import { buildContext } from "../../../provider/runtime";
+import { buildContext } from "../../../provider/connection-context";
 import { LOCAL_TEMPLATE } from "../../support/local-template";
 
 const base = {

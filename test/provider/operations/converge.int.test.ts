@@ -6,7 +6,7 @@ import { deleteVm } from "../../../provider/operations/delete";
 import { readVm } from "../../../provider/operations/read";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
 import { updateVm } from "../../../provider/operations/update";
-import { buildContext } from "../../../provider/runtime";
+import { buildContext } from "../../../provider/connection-context";
 import { startSimulator, type Simulator } from "../../../simulator";
 
 /** CPU, memory, hot-plug and the lifecycle options on a VM the simulator runs, over HTTP. */

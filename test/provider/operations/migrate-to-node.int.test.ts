@@ -6,7 +6,7 @@ import { checkVm } from "../../../provider/operations/check";
 import { createVm } from "../../../provider/operations/create";
 import { deleteVm } from "../../../provider/operations/delete";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
-import { buildContext } from "../../../provider/runtime";
+import { buildContext } from "../../../provider/connection-context";
 import { LOCAL_TEMPLATE } from "../../support/local-template";
 
 const resolve = (extra: Record<string, unknown> = {}) =>

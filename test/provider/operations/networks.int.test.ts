@@ -8,7 +8,7 @@ import { diffVm } from "../../../provider/operations/diff";
 import { readVm } from "../../../provider/operations/read";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
 import { updateVm } from "../../../provider/operations/update";
-import { buildContext } from "../../../provider/runtime";
+import { buildContext } from "../../../provider/connection-context";
 import { HttpProxmoxApi } from "../../../provider/api/http-api";
 import { parseConnectionConfig } from "../../../provider/config";
 import { waitForTask } from "../../../provider/api/tasks";

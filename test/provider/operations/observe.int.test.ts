@@ -5,7 +5,7 @@ import { checkVm } from "../../../provider/operations/check";
 import { createVm } from "../../../provider/operations/create";
 import { readVm } from "../../../provider/operations/read";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
-import { buildContext } from "../../../provider/runtime";
+import { buildContext } from "../../../provider/connection-context";
 
 const resolve = (extra: Record<string, unknown> = {}) =>
   checkVm(

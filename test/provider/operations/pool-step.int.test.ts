@@ -9,7 +9,7 @@ import { diffVm } from "../../../provider/operations/diff";
 import { readVm } from "../../../provider/operations/read";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
 import { updateVm } from "../../../provider/operations/update";
-import { buildContext } from "../../../provider/runtime";
+import { buildContext } from "../../../provider/connection-context";
 import type { VmState } from "../../../provider/state/vm-state";
 import { TestClient, data } from "../../simulator/support/client";
 

@@ -5,7 +5,7 @@ import { createVm } from "../../../provider/operations/create";
 import { deleteVm } from "../../../provider/operations/delete";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
 import { updateVm } from "../../../provider/operations/update";
-import { buildContext } from "../../../provider/runtime";
+import { buildContext } from "../../../provider/connection-context";
 import { startSimulator, type Simulator } from "../../../simulator";
 
 /** HA-managed VMs over HTTP: the CRM acts two seconds after the hastart/hastop task has ended. */

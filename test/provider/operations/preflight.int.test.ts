@@ -6,7 +6,7 @@ import { createVm } from "../../../provider/operations/create";
 import { deleteVm } from "../../../provider/operations/delete";
 import { preflight } from "../../../provider/operations/preflight";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
-import { buildContext } from "../../../provider/runtime";
+import { buildContext } from "../../../provider/connection-context";
 
 const resolve = (extra: Record<string, unknown>) => {
   const { inputs, failures } = checkVm(

@@ -6,7 +6,7 @@ import { createVm } from "../../../provider/operations/create";
 import { deleteVm } from "../../../provider/operations/delete";
 import { updateVm } from "../../../provider/operations/update";
 import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
-import { buildContext } from "../../../provider/runtime";
+import { buildContext } from "../../../provider/connection-context";
 import { parseVmState } from "../../../provider/state/vm-state";
 import { VmInitError } from "../../../provider/vm-init-error";
 

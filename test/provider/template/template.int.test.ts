@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { closeSharedDispatchers } from "../../../provider/api/dispatcher-registry";
 import type { OperationContext } from "../../../provider/context";
-import { buildContext } from "../../../provider/runtime";
+import { buildContext } from "../../../provider/connection-context";
 import { createTemplate } from "../../../provider/template/create";
 import { deleteTemplate } from "../../../provider/template/delete";
 import { checkTemplate, type TemplateInputs } from "../../../provider/template/inputs";
