@@ -18,6 +18,8 @@ export interface RequestLogEntry {
   /** HTTP status sent; 0 when the connection was dropped by a fault. */
   readonly status: number;
   readonly durationMs: number;
+  /** When the request arrived (epoch milliseconds): lines a client's requests up with its tasks. */
+  readonly receivedAt: number;
   /** `user@realm!name` from the Authorization header, if any (even when it failed). */
   readonly tokenId: string | undefined;
 }
@@ -34,6 +36,7 @@ export function createApiHandler(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const started = performance.now();
+    const receivedAt = Date.now();
     const method = req.method ?? "GET";
     const url = new URL(req.url ?? "/", "http://sim");
     let path: string;
@@ -57,6 +60,7 @@ export function createApiHandler(
           path: apiPath ?? path,
           status,
           durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+          receivedAt,
           tokenId,
         };
         log.push(entry);

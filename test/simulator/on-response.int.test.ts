@@ -30,6 +30,18 @@ describe("the simulator's onResponse hook and reset fault", () => {
     expect(seen[0]).toBe(sim.requestLog[0]);
   });
 
+  it("logs when each request arrived, so a client's requests line up with its tasks", async () => {
+    sim = await startSimulator({ tls: false });
+    const before = Date.now();
+    await get("/version");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await get("/nodes");
+    const [first, second] = sim.requestLog;
+    expect(first?.receivedAt).toBeGreaterThanOrEqual(before);
+    expect(second?.receivedAt).toBeGreaterThanOrEqual((first?.receivedAt ?? 0) + 20);
+    expect(second?.receivedAt).toBeLessThanOrEqual(Date.now());
+  });
+
   it("calls the listener before it serves the next request", async () => {
     sim = await startSimulator({ tls: false });
     const logLengthAtAnswer: number[] = [];
