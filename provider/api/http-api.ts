@@ -244,17 +244,18 @@ export class HttpProxmoxApi implements ProxmoxApi {
   }
 
   updateVmConfig(node: string, vmid: number, update: ConfigUpdate): Promise<Upid | null> {
-    const form = defined({
-      ...update.set,
-      delete: update.delete && update.delete.length > 0 ? update.delete.join(",") : undefined,
-      digest: update.digest,
-    });
     return this.#request(
       "POST",
       ["nodes", node, "qemu", vmid, "config"],
       schemas.optionalUpidSchema,
-      { form },
+      { form: configForm(update) },
     );
+  }
+
+  updateVmConfigSync(node: string, vmid: number, update: ConfigUpdate): Promise<void> {
+    return this.#request("PUT", ["nodes", node, "qemu", vmid, "config"], schemas.nothingSchema, {
+      form: configForm(update),
+    });
   }
 
   cloneVm(request: CloneRequest): Promise<Upid> {
@@ -457,4 +458,13 @@ export class HttpProxmoxApi implements ProxmoxApi {
       query: defined({ start, limit }),
     });
   }
+}
+
+/** A config change as PVE's form: the keys set, `delete` as its comma list, the digest. */
+function configForm(update: ConfigUpdate) {
+  return defined({
+    ...update.set,
+    delete: update.delete && update.delete.length > 0 ? update.delete.join(",") : undefined,
+    digest: update.digest,
+  });
 }

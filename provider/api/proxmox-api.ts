@@ -236,6 +236,12 @@ export interface ProxmoxApi {
   vmPending(node: string, vmid: number): Promise<VmPendingConfig>;
   /** POST …/config: async, resolves with the UPID (or null when PVE applied it at once). */
   updateVmConfig(node: string, vmid: number, update: ConfigUpdate): Promise<Upid | null>;
+  /**
+   * PUT …/config: applied before the answer, with no worker task to wait for. PVE advises POST
+   * for changes that allocate storage or hotplug; for the rest this saves the task's fork, its
+   * run and the polls that watch it.
+   */
+  updateVmConfigSync(node: string, vmid: number, update: ConfigUpdate): Promise<void>;
   cloneVm(request: CloneRequest): Promise<Upid>;
   /** POST …/qemu: the config exists at once with `lock: create`; the task fills it in. */
   createVm(request: CreateVmRequest): Promise<Upid>;

@@ -44,6 +44,7 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   taskStatus: "none",
   nodeTasks: "none",
   updateVmConfig: "idempotent",
+  updateVmConfigSync: "idempotent",
   resizeDisk: "idempotent",
   destroyVm: "idempotent",
   deleteVolume: "idempotent",
@@ -85,6 +86,7 @@ const REQUEST_NAMES: Readonly<Record<Method, string>> = {
   taskStatus: "GET task status",
   nodeTasks: "GET node tasks",
   updateVmConfig: "POST config",
+  updateVmConfigSync: "PUT config",
   resizeDisk: "PUT resize",
   destroyVm: "DELETE VM",
   deleteVolume: "DELETE volume",
@@ -160,8 +162,8 @@ export function hadNoEffect(error: ProxmoxError): boolean {
 
 /** The retry kind of one call: a config POST with a `digest` fails its repeat with CONFLICT. */
 function kindOf(method: Method, args: readonly unknown[]): RetryKind {
-  if (method === "updateVmConfig" && (args[2] as ConfigUpdate | undefined)?.digest !== undefined)
-    return "unsafe";
+  const isConfigWrite = method === "updateVmConfig" || method === "updateVmConfigSync";
+  if (isConfigWrite && (args[2] as ConfigUpdate | undefined)?.digest !== undefined) return "unsafe";
   return RETRY_KINDS[method];
 }
 

@@ -20,7 +20,7 @@ import { restartingDisks } from "../spec/disks";
 import type { Seen } from "../spec/field";
 import { nicKey, nicsOf, type VmNics } from "../spec/network";
 import { ownAddresses } from "../state/guest-addresses";
-import { cdromVolid, guestRunning, parseNic } from "../state/vm-facts";
+import { cdromVolid, doesStorageWork, guestRunning, parseNic } from "../state/vm-facts";
 import { planDisks, runDiskWork } from "./disk-step";
 import { ensurePool } from "./pool-step";
 import { isHaRequest, waitForPowerState } from "./power-state";
@@ -114,11 +114,14 @@ export async function converge(
       ...keysWithInputs(Object.keys(set), desired, seen),
       ...keysWithInputs(deleted, desired, seen).map((key) => `${key} (removed)`),
     ];
+    const update = { set, ...(deleted.length > 0 ? { delete: deleted } : {}) };
+    // A fresh clone is stopped, so nothing hotplugs: unless the write allocates or removes
+    // volumes, PUT applies it at once, with no worker task to wait for.
+    const inPlace = options.justCloned === true && !doesStorageWork(set, deleted);
     await writeConfig(ctx, vm, `configuring ${keys.join(", ")}`, budget, () =>
-      ctx.api.updateVmConfig(vm.node, vm.vmid, {
-        set,
-        ...(deleted.length > 0 ? { delete: deleted } : {}),
-      }),
+      inPlace
+        ? ctx.api.updateVmConfigSync(vm.node, vm.vmid, update).then(() => null)
+        : ctx.api.updateVmConfig(vm.node, vm.vmid, update),
     );
   }
 
@@ -196,13 +199,11 @@ export async function converge(
       desired.description,
       markFor(naming.identity, naming.placement, "complete"),
     );
+    // The description alone never hotplugs or touches storage: PUT writes it at once.
     if (description !== config.description) {
-      const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, { set: { description } });
-      if (upid)
-        await ctx.waitForTask(vm.node, upid, {
-          budgetMs: budget,
-          step: `${label}: marking complete`,
-        });
+      await writeConfig(ctx, vm, "marking complete", budget, () =>
+        ctx.api.updateVmConfigSync(vm.node, vm.vmid, { set: { description } }).then(() => null),
+      );
     }
   }
   return {
@@ -307,6 +308,7 @@ async function writeConfig(
   vm: VmLocation,
   doing: string,
   budgetMs: number,
+  /** Resolves with the UPID of the task to wait for, or with null when PVE applied it. */
   write: () => Promise<string | null>,
 ): Promise<void> {
   const step = `VM ${vm.vmid} on ${vm.node}: ${doing}`;

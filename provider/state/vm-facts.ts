@@ -82,12 +82,30 @@ export function bootDisk(config: Readonly<Record<string, unknown>>): string | un
   return order.find(isDisk) ?? Object.keys(config).filter(isDisk).sort()[0];
 }
 
+const isDrive = (key: string) => DISK_KEYS.test(key) || /^(efidisk|tpmstate)0$/.test(key);
+
+/**
+ * Whether a config write does storage work: a drive value that asks PVE to allocate a volume
+ * (`local-lvm:32,…`, where an existing volume is `local-lvm:vm-100-disk-0`), or a removed drive
+ * or unused volume. PVE asks for such writes to go through its worker task (POST), not PUT.
+ */
+export function doesStorageWork(
+  set: Readonly<Record<string, unknown>>,
+  deleted: readonly string[],
+): boolean {
+  const allocates = ([key, value]: [string, unknown]) =>
+    isDrive(key) && /^[^:,]+:\d+(\.\d+)?(,|$)/.test(String(value));
+  return (
+    Object.entries(set).some(allocates) ||
+    deleted.some((key) => isDrive(key) || /^unused\d+$/.test(key))
+  );
+}
+
 /**
  * The storages a VM's drives use (disks, EFI and TPM disks, CD-ROM images), each once: PVE clones
  * a VM to another node only when all of them are shared.
  */
 export function driveStorages(config: Readonly<Record<string, unknown>>): string[] {
-  const isDrive = (key: string) => DISK_KEYS.test(key) || /^(efidisk|tpmstate)0$/.test(key);
   const storages = Object.keys(config)
     .filter(isDrive)
     .map((key) => String(config[key]).split(",")[0] ?? "")

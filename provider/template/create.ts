@@ -69,13 +69,8 @@ async function finish(
   }
   if (!own.complete) {
     const description = describe(undefined, templateMark(inputs, plan, "complete"));
-    const upid = await ctx.api.updateVmConfig(inputs.node, own.vmid, { set: { description } });
-    if (upid !== null) {
-      await ctx.waitForTask(inputs.node, upid, {
-        budgetMs: inputs.timeouts.taskMs,
-        step: `${label}: marking it complete`,
-      });
-    }
+    // The description alone never hotplugs or touches storage: PUT writes it at once.
+    await ctx.api.updateVmConfigSync(inputs.node, own.vmid, { set: { description } });
   }
   const config = await ctx.api.vmConfig(inputs.node, own.vmid);
   return {

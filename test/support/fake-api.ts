@@ -207,6 +207,12 @@ export class FakeProxmoxApi implements ProxmoxApi {
     for (const key of update.delete ?? []) vm.config[key] = undefined;
     return this.#task(node, "qmconfig", vmid);
   }
+  async updateVmConfigSync(node: string, vmid: number, update: ConfigUpdate): Promise<void> {
+    this.#enter("updateVmConfigSync", [node, vmid, update]);
+    const vm = this.#vm(node, vmid);
+    for (const [key, value] of Object.entries(update.set ?? {})) vm.config[key] = value;
+    for (const key of update.delete ?? []) vm.config[key] = undefined;
+  }
   async cloneVm(request: CloneRequest): Promise<Upid> {
     this.#enter("cloneVm", [request]);
     const source = this.#vm(request.node, request.vmid);

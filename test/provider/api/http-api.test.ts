@@ -116,6 +116,14 @@ describe("http-api", () => {
     expect(seen[0]?.body).toBe("cores=2&onboot=0&delete=ide2%2Cnet1&digest=abc");
   });
 
+  it("writes a config in place with PUT, in the same form, and resolves with nothing", async () => {
+    const seen = route("PUT", "/api2/json/nodes/pve1/qemu/100/config", 200, { data: null });
+    await expect(
+      api.updateVmConfigSync("pve1", 100, { set: { description: "x" }, delete: ["tags"] }),
+    ).resolves.toBeUndefined();
+    expect(seen[0]?.body).toBe("description=x&delete=tags");
+  });
+
   it("puts DELETE parameters in the query string and sends no body", async () => {
     const seen = route(
       "DELETE",

@@ -60,11 +60,43 @@ describe("create (over HTTP, counting requests)", () => {
     const sent = requests();
     const agent = `GET /nodes/pve1/qemu/${created.vmid}/agent/network-get-interfaces`;
     // The last config write marks the VM complete, after the wait for its address.
-    const marked = sent.lastIndexOf(`POST /nodes/pve1/qemu/${created.vmid}/config`);
+    const marked = sent.lastIndexOf(`PUT /nodes/pve1/qemu/${created.vmid}/config`);
     expect(sent.indexOf(agent)).toBeGreaterThanOrEqual(0);
     expect(sent.indexOf(agent)).toBeLessThan(marked);
     expect(sent.slice(marked)).not.toContain(agent);
     expect(created.ipv4Addresses).toEqual([expect.stringMatching(/^10\.10\.\d+\.\d+$/)]);
+    await deleteVm(ctx, created);
+  });
+
+  it("configures a fresh clone in place with PUT: no worker task to wait for", async () => {
+    const created = await createVm(ctx, resolve("in-place"));
+    const configWrites = requests().filter((r) => r.endsWith(`/qemu/${created.vmid}/config`));
+    // The settings and seed, then the complete mark.
+    expect(configWrites).toEqual([
+      `PUT /nodes/pve1/qemu/${created.vmid}/config`,
+      `PUT /nodes/pve1/qemu/${created.vmid}/config`,
+    ]);
+    expect(
+      [...sim.model.tasks.values()].filter(
+        (t) => t.type === "qmconfig" && t.id === String(created.vmid),
+      ),
+    ).toEqual([]);
+    await deleteVm(ctx, created);
+  });
+
+  it("configures a fresh clone through PVE's worker task when the write allocates a disk", async () => {
+    const created = await createVm(
+      ctx,
+      resolve("new-disk", {
+        disks: [
+          { interface: "scsi0", sizeGiB: 4 },
+          { interface: "scsi1", storage: "local-lvm", sizeGiB: 2 },
+        ],
+      }),
+    );
+    const configWrites = requests().filter((r) => r.endsWith(`/qemu/${created.vmid}/config`));
+    expect(configWrites[0]).toBe(`POST /nodes/pve1/qemu/${created.vmid}/config`);
+    expect(sim.model.vms.get(created.vmid)?.config["scsi1"]).toMatch(/^local-lvm:vm-\d+-disk-\d+/);
     await deleteVm(ctx, created);
   });
 

@@ -3,6 +3,7 @@ import {
   bootDisk,
   cdromVolid,
   diskSizeGiB,
+  doesStorageWork,
   driveStorages,
   formatNic,
   guestRunning,
@@ -93,6 +94,30 @@ describe("disks", () => {
     ["shared:vm-100-disk-0", undefined],
   ])("reads the size of %s as %s GiB", (value, expected) => {
     expect(diskSizeGiB(value)).toBe(expected);
+  });
+});
+
+describe("doesStorageWork", () => {
+  it("is true for a drive that asks for a new volume, the EFI and TPM disks included", () => {
+    expect(doesStorageWork({ scsi1: "local-lvm:32,discard=on" }, [])).toBe(true);
+    expect(doesStorageWork({ efidisk0: "local-lvm:1,efitype=4m" }, [])).toBe(true);
+    expect(doesStorageWork({ tpmstate0: "local-lvm:0.004,version=v2.0" }, [])).toBe(true);
+  });
+
+  it("is true for a removed drive or unused volume", () => {
+    expect(doesStorageWork({}, ["scsi1"])).toBe(true);
+    expect(doesStorageWork({}, ["unused0"])).toBe(true);
+  });
+
+  it("is false for settings, NICs, an existing volume and a seed ISO in the CD-ROM", () => {
+    const set = {
+      cores: 2,
+      memory: 1024,
+      net0: "virtio=BC:24:11:00:00:01,bridge=vmbr0",
+      scsi0: "local-lvm:vm-100-disk-0,size=20G",
+      ide2: "local:iso/pp-seed.iso,media=cdrom",
+    };
+    expect(doesStorageWork(set, ["net1", "tags"])).toBe(false);
   });
 });
 
