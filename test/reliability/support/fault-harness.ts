@@ -105,8 +105,8 @@ export function requestName(kind: string): string {
     return "every GET";
   }
   if (method === "DELETE") return last === "{volid}" ? "DELETE volume" : "DELETE VM";
-  // The client sets config with POST (PVE's asynchronous form); a PUT is the same change.
-  if (last === "config") return "POST config";
+  // PVE's two forms of one change: POST (a worker task) and PUT (applied in the API worker).
+  if (last === "config") return "POST or PUT config";
   return `${method} ${last}`;
 }
 
