@@ -14,12 +14,13 @@ import { performance } from "node:perf_hooks";
 import * as fs from "node:fs";
 import { it } from "vitest";
 import { DEFAULT_PARALLEL } from "../cli/engine-command";
-import { REALISTIC_TASK_MS, startSimulator, type Simulator } from "../simulator";
+import { startSimulator, type Simulator } from "../simulator";
 import { jittered } from "../simulator/http/api-workers";
 import { requestKind } from "../test/e2e/support/crash-harness";
 import { engineEnv, pulumi, type EngineEnv } from "../test/e2e/support/engine";
 import { findProcesses } from "../test/e2e/support/processes";
 import { guestVms, proxmoxStack } from "../test/e2e/support/proxmox-stack";
+import { scaleSimulatorOptions } from "./support/scale-simulator";
 
 const SIZES = (process.env["SCALE_SIZES"] ?? "10,50,100").split(",").map(Number);
 /** The parallelism `pulumi-proxmox up` picks, unless the run asks for another. */
@@ -28,19 +29,9 @@ const LATENCY_MS = Number(process.env["SCALE_LATENCY_MS"] ?? 20);
 const API_WORKERS = Number(process.env["SCALE_API_WORKERS"] ?? 3);
 /** `proxmox:heavyTasksPerNode` for the VM stacks; unset leaves the provider's default. */
 const HEAVY_TASKS = process.env["SCALE_HEAVY_TASKS"];
+const SIM_OPTIONS = scaleSimulatorOptions({ latencyMs: LATENCY_MS, apiWorkers: API_WORKERS });
 const REFRESH_SIZE = Math.max(...SIZES);
 const DESTROY_SIZE = SIZES.includes(50) ? 50 : Math.max(...SIZES);
-
-/** A VM's create waits on clone, start and the guest agent boot: its critical path. */
-const SIM_OPTIONS = {
-  taskDurationsMs: { ...REALISTIC_TASK_MS, qmclone: 3000, qmstart: 1000 },
-  defaultTaskMs: 300,
-  guestBootMs: 1000,
-  taskJitter: 0.3,
-  requestLatencyMs: LATENCY_MS,
-  apiWorkers: API_WORKERS,
-  listingLagMs: 1000,
-} as const;
 
 const TASK_BASE_MS: Readonly<Record<string, number | undefined>> = SIM_OPTIONS.taskDurationsMs;
 

@@ -9,7 +9,12 @@ export default defineConfig({
       {
         test: {
           name: "bench-engine",
-          include: ["bench/crash-points.ts", "bench/two-stacks.ts", "bench/scale.ts"],
+          include: [
+            "bench/crash-points.ts",
+            "bench/two-stacks.ts",
+            "bench/scale.ts",
+            "bench/create-timeline.ts",
+          ],
           globalSetup: ["test/e2e/support/global-setup.ts"],
           testTimeout: 24 * 3600_000,
           hookTimeout: 600_000,
