@@ -43,7 +43,6 @@ export function operationContext(
     listVms,
     waitForTask: async (node, upid, options) => {
       const type = typeOfUpid(upid) ?? "";
-      const started = systemClock.now();
       const result = await waitForTask(api, node, upid, {
         budgetMs: options.budgetMs,
         poller: pollers.forNode(node),
@@ -56,7 +55,7 @@ export function operationContext(
           log.progress(`${options.step} (${Math.round(elapsedMs / 1000)} s)`),
         ),
       });
-      durations.record(type, systemClock.now() - started);
+      durations.record(type, result.endedAfterMs);
       return { warnings: result.warnings };
     },
     guestBoots: new TaskDurations(),

@@ -14,7 +14,7 @@ const QUIET_SHARE = 0.9;
 export class TaskDurations {
   readonly #runs = new Map<string, number[]>();
 
-  /** A task of `type` was seen done `ms` after its dispatch. */
+  /** A task of `type` ended about `ms` after its wait began (see TaskResult.endedAfterMs). */
   record(type: string, ms: number): void {
     const runs = this.#runs.get(type) ?? [];
     runs.push(ms);

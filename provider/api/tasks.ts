@@ -46,6 +46,12 @@ export interface TaskResult {
   readonly warnings: readonly string[];
   /** Polls made, the last one included (for tests and the benchmark). */
   readonly polls: number;
+  /**
+   * When the task ended, from the start of the wait, as near as the polls tell: midway between
+   * the last poll that saw it running and the first that saw it stopped; that first one's time
+   * when no poll saw it running (it ended during the quiet time, or before the first poll).
+   */
+  readonly endedAfterMs: number;
 }
 
 const DEFAULTS = { initialIntervalMs: 50, maxIntervalMs: 5_000, ratio: 0.08, tailLines: 20 };
@@ -86,6 +92,8 @@ export async function waitForTask(
 ): Promise<TaskResult> {
   let polls = 0;
   let lastError: unknown;
+  let lastRunningAt: number | undefined;
+  let stoppedAt = 0;
   let interval = options.initialIntervalMs ?? DEFAULTS.initialIntervalMs;
   const unwatch = options.poller?.watch(upid);
   try {
@@ -111,7 +119,12 @@ export async function waitForTask(
           return undefined;
         }
         options.onProgress?.(status, elapsed);
-        return status.status === "stopped" ? status : undefined;
+        if (status.status !== "stopped") {
+          lastRunningAt = elapsed;
+          return undefined;
+        }
+        stoppedAt = elapsed;
+        return status;
       },
       timedOut: (elapsed) =>
         new TransientError(
@@ -123,7 +136,8 @@ export async function waitForTask(
         ),
       aborted: () => abortedError(`Waiting for task ${upid}`, options.signal),
     });
-    return await finish(api, node, upid, stopped, polls, options);
+    const endedAfterMs = lastRunningAt === undefined ? stoppedAt : (lastRunningAt + stoppedAt) / 2;
+    return await finish(api, node, upid, stopped, { polls, endedAfterMs }, options);
   } finally {
     unwatch?.();
   }
@@ -134,17 +148,17 @@ async function finish(
   node: string,
   upid: Upid,
   status: TaskStatus,
-  polls: number,
+  seen: Pick<TaskResult, "polls" | "endedAfterMs">,
   options: TaskWaitOptions,
 ): Promise<TaskResult> {
   const exitstatus = status.exitstatus ?? "unexpected status";
-  if (exitstatus === "OK") return { upid, exitstatus, warnings: [], polls };
+  if (exitstatus === "OK") return { upid, exitstatus, warnings: [], ...seen };
   if (/^WARNINGS: \d+$/.test(exitstatus)) {
     const lines = await logLines(api, node, upid);
     const warnings = lines.filter((line) => line.startsWith("WARN"));
     for (const warning of warnings) options.logger?.warn(`${upid}: ${warning}`);
     if (warnings.length === 0) options.logger?.warn(`${upid}: ended with ${exitstatus}`);
-    return { upid, exitstatus, warnings, polls };
+    return { upid, exitstatus, warnings, ...seen };
   }
   const lines = await logLines(api, node, upid);
   throw classifyTaskFailure(

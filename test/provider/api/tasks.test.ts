@@ -47,6 +47,24 @@ describe("tasks", () => {
       },
     );
 
+    it("tells when the task ended: midway between the last poll that saw it running and the first that saw it stopped", async () => {
+      const api = taskApi({ doneAt: 3_000, exitstatus: "OK" }, Date.now);
+      const { value } = await settle(waitForTask(api, "pve1", UPID, { budgetMs: 60_000 }));
+      const { lastRunningAt = Number.NaN, firstStoppedAt = Number.NaN } = api;
+      expect(lastRunningAt).toBeLessThan(3_000);
+      expect(firstStoppedAt).toBeGreaterThanOrEqual(3_000);
+      expect(value?.endedAfterMs).toBe((lastRunningAt + firstStoppedAt) / 2);
+    });
+
+    it("tells the first poll's time when no poll saw the task running", async () => {
+      const api = taskApi({ doneAt: 1_000, exitstatus: "OK" }, Date.now);
+      const { value } = await settle(
+        waitForTask(api, "pve1", UPID, { budgetMs: 60_000, quietMs: 2_000 }),
+      );
+      expect(api.statusCalls).toBe(1);
+      expect(value?.endedAfterMs).toBe(2_000);
+    });
+
     it("sends no poll during the quiet time and still sees the task done within 10 %", async () => {
       const api = taskApi({ doneAt: 3_000, exitstatus: "OK" }, Date.now);
       const quiet = await settle(
