@@ -6,7 +6,12 @@
  *
  * @internal
  */
-import { coalescedApi, sharedListingCoalescer, sharedNodeListings } from "./api/coalesced-api";
+import {
+  coalescedApi,
+  sharedListingCoalescer,
+  sharedNodeListings,
+  sharedNodeStorages,
+} from "./api/coalesced-api";
 import { HttpProxmoxApi } from "./api/http-api";
 import { retryingApi } from "./api/retrying-api";
 import { tracedApi } from "./api/traced-api";
@@ -45,6 +50,7 @@ export function buildContext(config: ConfigReader): OperationContext {
     retryingApi(traced, { progress }),
     coalescer,
     sharedNodeListings(connection.origin),
+    sharedNodeStorages(connection.origin),
   );
   const listVms = async (options?: ListingAge) => {
     if (options?.fresh) coalescer.invalidate();

@@ -1,5 +1,5 @@
 import { hasCode } from "../errors.js";
-import type { ClusterVm, NodeVm, ProxmoxApi } from "./proxmox-api.js";
+import type { ClusterVm, NodeStorage, NodeVm, ProxmoxApi } from "./proxmox-api.js";
 import { isReadRequest } from "./retrying-api.js";
 
 /**
@@ -90,18 +90,18 @@ export class ListingCoalescer<Row = ClusterVm> {
  * The per-node listings (`GET /nodes/{node}/qemu?full=1`) a refresh reads every VM's status
  * from: one coalescer per node, all invalidated together when this process changes a VM.
  */
-export class NodeListings {
+export class NodeListings<Row = NodeVm> {
   readonly #options: CoalescerOptions;
-  readonly #byNode = new Map<string, ListingCoalescer<NodeVm>>();
+  readonly #byNode = new Map<string, ListingCoalescer<Row>>();
 
   constructor(options: CoalescerOptions = {}) {
     this.#options = options;
   }
 
-  get(node: string, fetch: () => Promise<readonly NodeVm[]>): Promise<readonly NodeVm[]> {
+  get(node: string, fetch: () => Promise<readonly Row[]>): Promise<readonly Row[]> {
     let coalescer = this.#byNode.get(node);
     if (coalescer === undefined) {
-      coalescer = new ListingCoalescer<NodeVm>(this.#options);
+      coalescer = new ListingCoalescer<Row>(this.#options);
       this.#byNode.set(node, coalescer);
     }
     return coalescer.get(fetch);
@@ -118,6 +118,17 @@ export class NodeListings {
     return sum;
   }
 }
+
+/**
+ * Each node's storages: what every create's preflight asks, and what no VM operation of this
+ * process changes (storage.cfg is the cluster's configuration, not the VMs'). Shared like the
+ * listings (single flight, fresh for `freshnessMs`), so N creates that start together ask once
+ * per node, not N times; never invalidated by a VM write. A storage disabled inside the window
+ * still fails the clone, with PVE's error. The node list is not shared: a node's `online` status
+ * is what the preflight checks to say "node … is offline" before anything is written, and it
+ * must be live.
+ */
+export class NodeStorages extends NodeListings<NodeStorage> {}
 
 /**
  * The process-wide instance for `key` (the endpoint origin): like the connection pool, a
@@ -144,9 +155,13 @@ export function sharedNodeListings(key: string, options?: CoalescerOptions): Nod
   return shared(Symbol.for("pulumi-proxmox.node-listings"), key, () => new NodeListings(options));
 }
 
+export function sharedNodeStorages(key: string, options?: CoalescerOptions): NodeStorages {
+  return shared(Symbol.for("pulumi-proxmox.node-storages"), key, () => new NodeStorages(options));
+}
+
 /**
- * `inner` with `clusterVms()` served through `coalescer`, `nodeVms()` through `nodes`, and both
- * invalidations wired. Any request that is not a read (a start, a clone, a task poll that may see
+ * `inner` with `clusterVms()` served through `coalescer`, `nodeVms()` through `nodes`,
+ * `nodeStorages()` through `storages`, and the invalidations wired. Any request that is not a read (a start, a clone, a task poll that may see
  * a task end) invalidates the node listings, so a status this process changed is never served
  * from before the change.
  */
@@ -154,9 +169,13 @@ export function coalescedApi(
   inner: ProxmoxApi,
   coalescer: ListingCoalescer,
   nodes: NodeListings = new NodeListings(),
+  storages: NodeStorages = new NodeStorages(),
 ): ProxmoxApi {
   return new Proxy(inner, {
     get(target, property, receiver) {
+      if (property === "nodeStorages") {
+        return (node: string) => storages.get(node, () => target.nodeStorages(node));
+      }
       if (property === "clusterVms") return () => coalescer.get(() => target.clusterVms());
       if (property === "invalidateClusterVms") return () => coalescer.invalidate();
       if (property === "nodeVms") {

@@ -3,8 +3,10 @@ import {
   coalescedApi,
   ListingCoalescer,
   NodeListings,
+  NodeStorages,
   sharedListingCoalescer,
   sharedNodeListings,
+  sharedNodeStorages,
 } from "../../../provider/api/coalesced-api.js";
 import type { ClusterVm, ProxmoxApi } from "../../../provider/api/proxmox-api.js";
 import { PermanentError } from "../../../provider/errors.js";
@@ -115,23 +117,47 @@ describe("coalesced-api", () => {
     expect(sharedListingCoalescer(key)).not.toBe(sharedListingCoalescer(`${key}/other`));
     expect(sharedNodeListings(key)).toBe(sharedNodeListings(key));
     expect(sharedNodeListings(key)).not.toBe(sharedNodeListings(`${key}/other`));
+    expect(sharedNodeStorages(key)).toBe(sharedNodeStorages(key));
+    expect(sharedNodeStorages(key)).not.toBe(sharedNodeStorages(`${key}/other`));
   });
 
-  it("serves nodeVms from one request per node, for every caller of that node", async () => {
-    const nodeVms = vi.fn((node: string) =>
-      Promise.resolve([{ vmid: node === "pve1" ? 100 : 101, status: "running" }]),
+  it("asks for each node's storages once for every create that starts together, even across VM writes", async () => {
+    const nodeStorages = vi.fn((node: string) => Promise.resolve([{ storage: `local-${node}` }]));
+    const cloneVm = vi.fn(() => Promise.resolve("UPID:pve1:1:2:3:qmclone:100:root@pam:"));
+    const api = coalescedApi(
+      { nodeStorages, cloneVm } as unknown as ProxmoxApi,
+      new ListingCoalescer(),
+      new NodeListings(),
+      new NodeStorages(),
     );
-    const nodes = new NodeListings();
-    const api = coalescedApi({ nodeVms } as unknown as ProxmoxApi, new ListingCoalescer(), nodes);
-    const answers = await Promise.all([
-      api.nodeVms("pve1"),
-      api.nodeVms("pve2"),
-      api.nodeVms("pve1"),
-      api.nodeVms("pve2"),
+    await Promise.all([
+      api.nodeStorages("pve1"),
+      api.nodeStorages("pve1"),
+      api.nodeStorages("pve2"),
     ]);
-    expect(answers.map((rows) => rows[0]?.vmid)).toEqual([100, 101, 100, 101]);
-    expect(nodeVms.mock.calls).toEqual([["pve1"], ["pve2"]]);
-    expect(nodes.requests).toBe(2);
+    await api.cloneVm({ node: "pve1", vmid: 9000, newid: 100 } as never);
+    await expect(api.nodeStorages("pve1")).resolves.toEqual([{ storage: "local-pve1" }]);
+    expect(nodeStorages.mock.calls).toEqual([["pve1"], ["pve2"]]);
+  });
+
+  it("asks for the storages again once the shared answer is older than its freshness, and the nodes always", async () => {
+    let now = 0;
+    const nodeStorages = vi.fn(() => Promise.resolve([{ storage: "local" }]));
+    const nodes = vi.fn(() => Promise.resolve([{ node: "pve1", status: "online" }]));
+    const api = coalescedApi(
+      { nodeStorages, nodes } as unknown as ProxmoxApi,
+      new ListingCoalescer(),
+      new NodeListings(),
+      new NodeStorages({ freshnessMs: 2_000, now: () => now }),
+    );
+    await Promise.all([api.nodeStorages("pve1"), api.nodes(), api.nodes()]);
+    now = 1_999;
+    await api.nodeStorages("pve1");
+    expect(nodeStorages).toHaveBeenCalledTimes(1);
+    now = 2_000;
+    await api.nodeStorages("pve1");
+    expect(nodeStorages).toHaveBeenCalledTimes(2);
+    expect(nodes).toHaveBeenCalledTimes(2);
   });
 
   it("lists the nodes again after any request that is not a read, but not after a read", async () => {
