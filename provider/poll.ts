@@ -34,6 +34,19 @@ export function growing(maxMs: number): (previousMs: number) => number {
   return (previousMs) => Math.min(maxMs, previousMs * 1.5);
 }
 
+/**
+ * The interval is `ratio` of the time waited so far, within `minMs` and `maxMs`: an answer that
+ * comes at time t is seen at most `ratio` × t late (half that on average), where growing ×1.5
+ * per attempt lets the interval reach half the time waited.
+ */
+export function proportional(
+  ratio: number,
+  minMs: number,
+  maxMs: number,
+): (previousMs: number, elapsedMs: number) => number {
+  return (_previousMs, elapsedMs) => Math.min(maxMs, Math.max(minMs, elapsedMs * ratio));
+}
+
 export async function pollUntil<T>(options: PollOptions<T>): Promise<T> {
   const { clock } = options;
   const started = clock.now();

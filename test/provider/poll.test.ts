@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { growing, pollUntil } from "../../provider/poll";
+import { growing, pollUntil, proportional } from "../../provider/poll";
 
 /** A virtual clock: sleeping only moves time forward. */
 function virtualClock() {
@@ -29,6 +29,31 @@ describe("pollUntil", () => {
     });
     expect(answer).toBe("done");
     expect(clock.sleeps).toEqual([100, 150, 225, 300]);
+  });
+
+  it("polls at a share of the time waited, within its floor and cap, when the interval is proportional", async () => {
+    const clock = virtualClock();
+    const attemptsAt: number[] = [];
+    await pollUntil({
+      clock,
+      budgetMs: 60_000,
+      firstIntervalMs: 250,
+      nextIntervalMs: proportional(0.2, 250, 2_000),
+      attempt: async (elapsed) => {
+        attemptsAt.push(elapsed);
+        return elapsed >= 20_000 ? "done" : undefined;
+      },
+      timedOut: () => new Error("timed out"),
+    });
+    // Every 250 ms until a fifth of the time waited is more, then growing, then every 2 s.
+    expect(clock.sleeps.slice(0, 6)).toEqual([250, 250, 250, 250, 250, 250]);
+    expect(clock.sleeps.filter((ms) => ms > 250 && ms < 2_000).length).toBeGreaterThan(5);
+    expect(clock.sleeps.at(-1)).toBe(2_000);
+    for (let i = 1; i < attemptsAt.length; i++) {
+      const gap = (attemptsAt[i] ?? 0) - (attemptsAt[i - 1] ?? 0);
+      const bound = Math.max(250, Math.min(2_000, (attemptsAt[i - 1] ?? 0) * 0.2));
+      expect(gap).toBeCloseTo(bound, 6);
+    }
   });
 
   it("makes no attempt during the quiet time", async () => {
