@@ -1,3 +1,5 @@
+import * as pulumi from "@pulumi/pulumi";
+
 /**
  * Pulumi wraps every property of a resource it registers in an Output, and gives each a
  * `new Error().stack`, kept only to print when it reports a promise leak at exit. Pulumi's
@@ -18,4 +20,23 @@ export function withoutLeakTraces(): () => void {
   return () => {
     Error.stackTraceLimit = limit;
   };
+}
+
+/** A dynamic resource built with stack traces off (see above): the base of this package's resources. */
+export class UntracedDynamicResource extends pulumi.dynamic.Resource {
+  constructor(
+    provider: pulumi.dynamic.ResourceProvider,
+    name: string,
+    props: pulumi.Inputs,
+    opts: pulumi.CustomResourceOptions | undefined,
+    module: string,
+    type: string,
+  ) {
+    const restoreTraces = withoutLeakTraces();
+    try {
+      super(provider, name, props, opts, module, type);
+    } finally {
+      restoreTraces();
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as provider from "./dynamic-provider";
 import type { ArgOf } from "./spec/derive";
-import { withoutLeakTraces } from "./construction-traces";
+import { UntracedDynamicResource } from "./construction-traces";
 
 /** Cloud-init for the VM's NoCloud seed; see docs/cloud-init.md. */
 export interface CloudInitArgs {
@@ -250,7 +250,7 @@ function secretCloudInit(
  * `proxmox:caCert`, `proxmox:insecure`) or the environment (`PROXMOX_VE_ENDPOINT`,
  * `PROXMOX_VE_API_TOKEN`, `PROXMOX_VE_INSECURE`); never from resource inputs.
  */
-export class ProxmoxVm extends pulumi.dynamic.Resource {
+export class ProxmoxVm extends UntracedDynamicResource {
   declare readonly vmid: pulumi.Output<number>;
   /** The node the VM was placed on (the placement input). */
   declare readonly node: pulumi.Output<string>;
@@ -268,34 +268,28 @@ export class ProxmoxVm extends pulumi.dynamic.Resource {
   declare readonly pendingChanges: pulumi.Output<string[]>;
 
   constructor(name: string, args: ProxmoxVmArgs, opts?: pulumi.CustomResourceOptions) {
-    // Building one costs a stack trace per property; see construction-traces.ts.
-    const restoreTraces = withoutLeakTraces();
-    try {
-      super(
-        provider,
-        name,
-        {
-          vmid: undefined,
-          currentNode: undefined,
-          vmName: undefined,
-          status: undefined,
-          started: undefined,
-          macAddress: undefined,
-          ipv4Addresses: undefined,
-          ipv6Addresses: undefined,
-          seedVolid: undefined,
-          pendingChanges: undefined,
-          ...args,
-          cloudInit: secretCloudInit(args.cloudInit),
-          // The engine does not tell a dynamic provider the URN: the identity is passed in.
-          identity: { project: pulumi.getProject(), stack: pulumi.getStack(), name },
-        },
-        opts,
-        "proxmox",
-        "ProxmoxVm",
-      );
-    } finally {
-      restoreTraces();
-    }
+    super(
+      provider,
+      name,
+      {
+        vmid: undefined,
+        currentNode: undefined,
+        vmName: undefined,
+        status: undefined,
+        started: undefined,
+        macAddress: undefined,
+        ipv4Addresses: undefined,
+        ipv6Addresses: undefined,
+        seedVolid: undefined,
+        pendingChanges: undefined,
+        ...args,
+        cloudInit: secretCloudInit(args.cloudInit),
+        // The engine does not tell a dynamic provider the URN: the identity is passed in.
+        identity: { project: pulumi.getProject(), stack: pulumi.getStack(), name },
+      },
+      opts,
+      "proxmox",
+      "ProxmoxVm",
+    );
   }
 }

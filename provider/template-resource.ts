@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as provider from "./template-provider";
 import { redactUrls } from "./template/redact";
-import { withoutLeakTraces } from "./construction-traces";
+import { UntracedDynamicResource } from "./construction-traces";
 
 export interface CloudImageTemplateArgs {
   /** The image: an uncompressed `.qcow2`, `.img` (qcow2), `.raw` or `.vmdk` over http(s). Replaces. */
@@ -37,7 +37,7 @@ export interface CloudImageTemplateArgs {
  * template. Give its `vmid` to `ProxmoxVm.template`. Every input change replaces it,
  * create-before-delete; a delete is refused while linked clones of it exist.
  */
-export class CloudImageTemplate extends pulumi.dynamic.Resource {
+export class CloudImageTemplate extends UntracedDynamicResource {
   declare readonly vmid: pulumi.Output<number>;
   declare readonly node: pulumi.Output<string>;
   declare readonly vmName: pulumi.Output<string>;
@@ -45,32 +45,26 @@ export class CloudImageTemplate extends pulumi.dynamic.Resource {
   declare readonly imageVolid: pulumi.Output<string>;
 
   constructor(name: string, args: CloudImageTemplateArgs, opts?: pulumi.CustomResourceOptions) {
-    // Building one costs a stack trace per property; see construction-traces.ts.
-    const restoreTraces = withoutLeakTraces();
-    try {
-      super(
-        provider,
-        name,
-        {
-          vmid: undefined,
-          vmName: undefined,
-          imageVolid: undefined,
-          disk: undefined,
-          ...args,
-          // A pre-signed URL's query string is a credential: a secret in the state, and shown as
-          // [secret] in the engine's diff and the CLI's reports.
-          url: pulumi
-            .output(args.url)
-            .apply((url) => (redactUrls(url) === url ? url : pulumi.secret(url))),
-          // The engine does not tell a dynamic provider the URN: the identity is passed in.
-          identity: { project: pulumi.getProject(), stack: pulumi.getStack(), name },
-        },
-        opts,
-        "proxmox",
-        "CloudImageTemplate",
-      );
-    } finally {
-      restoreTraces();
-    }
+    super(
+      provider,
+      name,
+      {
+        vmid: undefined,
+        vmName: undefined,
+        imageVolid: undefined,
+        disk: undefined,
+        ...args,
+        // A pre-signed URL's query string is a credential: a secret in the state, and shown as
+        // [secret] in the engine's diff and the CLI's reports.
+        url: pulumi
+          .output(args.url)
+          .apply((url) => (redactUrls(url) === url ? url : pulumi.secret(url))),
+        // The engine does not tell a dynamic provider the URN: the identity is passed in.
+        identity: { project: pulumi.getProject(), stack: pulumi.getStack(), name },
+      },
+      opts,
+      "proxmox",
+      "CloudImageTemplate",
+    );
   }
 }
