@@ -1,9 +1,10 @@
 /**
  * Finds what this package left on a cluster: VMs whose description carries the identity mark,
- * and seed ISOs named `pp-<owner>-<hash>.iso`. Read-only.
+ * and seed ISOs named `pp-<owner>-<hash>.iso`; with the shared pieces sweep-templates.ts uses
+ * too (every VM's config read once, volumes of a content type on every node). Read-only.
  */
 import { readFileSync } from "node:fs";
-import type { ProxmoxApi, VmConfig } from "../provider/api/proxmox-api";
+import type { ClusterVm, ProxmoxApi, VmConfig } from "../provider/api/proxmox-api";
 import { hasCode } from "../provider/errors";
 import { readMark } from "../provider/identity";
 import { parseSeedName } from "../provider/seed/seed-name";
@@ -50,14 +51,29 @@ export async function configUnlessGone(
   }
 }
 
-/** One pass over the VMs' configs: the marked VMs, and which ISOs any VM has attached. */
-export async function scanVms(api: ProxmoxApi): Promise<VmScan> {
+/** A VM's listing row with its config: read once, for every scan of one sweep. */
+export interface ScannedVm {
+  readonly row: ClusterVm;
+  readonly config: VmConfig;
+}
+
+/** Every QEMU VM's config, templates included, each read once; a VM gone since the listing is left out. */
+export async function readVmConfigs(api: ProxmoxApi): Promise<ScannedVm[]> {
+  const out: ScannedVm[] = [];
+  for (const row of await api.clusterVms()) {
+    if (row.type !== "qemu") continue;
+    const config = await configUnlessGone(api, row.node, row.vmid);
+    if (config !== undefined) out.push({ row, config });
+  }
+  return out;
+}
+
+/** The marked VMs (not templates), and which ISOs any VM that is not a template has attached. */
+export function scanVms(vms: readonly ScannedVm[]): VmScan {
   const out: MarkedVm[] = [];
   const attached = new Set<string>();
-  for (const row of await api.clusterVms()) {
-    if (row.type !== "qemu" || row.template === true) continue;
-    const config = await configUnlessGone(api, row.node, row.vmid);
-    if (config === undefined) continue;
+  for (const { row, config } of vms) {
+    if (row.template === true) continue;
     for (const value of Object.values(config)) {
       const volid = typeof value === "string" ? value.split(",")[0] : undefined;
       if (volid !== undefined && /^[^:,\s]+:iso\//.test(volid)) attached.add(volid);

@@ -6,7 +6,7 @@
  */
 import type { ProxmoxApi } from "../provider/api/proxmox-api";
 import { imageIdentityOf, readTemplateMark } from "../provider/template/mark";
-import { configUnlessGone, findVolumes } from "./sweep-scan";
+import { findVolumes, type ScannedVm } from "./sweep-scan";
 
 export interface MarkedTemplate {
   readonly vmid: number;
@@ -25,12 +25,9 @@ export interface MarkedTemplate {
 }
 
 /** Every template carrying our mark, and every VM a create left before its conversion. */
-export async function scanTemplates(api: ProxmoxApi): Promise<MarkedTemplate[]> {
+export function scanTemplates(vms: readonly ScannedVm[]): MarkedTemplate[] {
   const out: MarkedTemplate[] = [];
-  for (const row of await api.clusterVms()) {
-    if (row.type !== "qemu") continue;
-    const config = await configUnlessGone(api, row.node, row.vmid);
-    if (config === undefined) continue;
+  for (const { row, config } of vms) {
     const mark = readTemplateMark(config.description);
     if (mark === undefined || !isTemplateItself(config.template === true, mark.phase, config)) {
       continue;

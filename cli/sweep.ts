@@ -19,7 +19,14 @@ import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io 
 import type { StackSelection } from "./automation";
 import { UsageError, writeReport, type ExitCode } from "./report";
 import { readOwners } from "./sweep-owners";
-import { isStaleSeed, scanVms, seedIsos, stateSeeds, type MarkedVm } from "./sweep-scan";
+import {
+  isStaleSeed,
+  readVmConfigs,
+  scanVms,
+  seedIsos,
+  stateSeeds,
+  type MarkedVm,
+} from "./sweep-scan";
 import {
   scanTemplates,
   templateImages,
@@ -72,6 +79,9 @@ export interface SweepReport {
   readonly exitCode: ExitCode;
 }
 
+/** Why an orphan is one, when only a killed `up`'s pending create holds its identity. */
+const INTERRUPTED_DETAIL = ", orphan of an interrupted run (only a pending create holds it)";
+
 const NO_STATE =
   "sweep needs at least one --stack or --state-file: without a state, every marked VM would look orphaned";
 
@@ -96,10 +106,11 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     retryingApi(new HttpProxmoxApi({ connection: options.connection }), { progress });
 
   const states = await stateSeeds({ stacks: options.stacks, stateFiles: options.stateFiles });
-  const { marked: vms, attached } = await scanVms(api);
-  const orphanVms = vms.filter(
-    (vm) => !owned.has(vm.identity) && (only === undefined || only.has(vm.identity)),
-  );
+  const considered = (identity: string) => only === undefined || only.has(identity);
+  // One read of every VM's config serves both scans.
+  const configs = await readVmConfigs(api);
+  const { marked: vms, attached } = scanVms(configs);
+  const orphanVms = vms.filter((vm) => !owned.has(vm.identity) && considered(vm.identity));
   const seedDetail = new Map<string, string>();
   const orphanSeeds = (await seedIsos(api)).filter((seed) => {
     if (onlyOwners !== undefined && !onlyOwners.has(seed.owner)) return false;
@@ -111,8 +122,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     );
     return true;
   });
-  const considered = (identity: string) => only === undefined || only.has(identity);
-  const marked = await scanTemplates(api);
+  const marked = scanTemplates(configs);
   const orphanTemplates = marked.filter(
     (t) => !templateOwners.owned.has(t.identity) && considered(t.identity),
   );
@@ -125,9 +135,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
       considered(image.identity),
   );
   const killedRun = (identity: string) =>
-    templateOwners.interrupted.has(identity)
-      ? ", orphan of an interrupted run (only a pending create holds it)"
-      : "";
+    templateOwners.interrupted.has(identity) ? INTERRUPTED_DETAIL : "";
   const templateItem = (
     t: MarkedTemplate,
     action: SweepItem["action"],
@@ -163,7 +171,7 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   const items: SweepItem[] = [];
   const vmItem = (vm: MarkedVm, action: SweepItem["action"], detail?: string): SweepItem => {
     const killed = interrupted.has(vm.identity);
-    const why = killed ? ", orphan of an interrupted run (only a pending create holds it)" : "";
+    const why = killed ? INTERRUPTED_DETAIL : "";
     return {
       kind: "vm",
       target: `VM ${vm.vmid} on ${vm.node} (${vm.name})`,
@@ -326,7 +334,7 @@ Lists VMs, seed ISOs, templates and downloaded images that carry pulumi-proxmox'
 no given stack owns; --apply deletes them (VMs, then templates without linked clones, then images
 and seeds). Give EVERY stack that manages VMs or templates on this cluster.
 
-  --stack NAME            a stack whose state owns VMs (repeatable; uses the --cwd before it)
+  --stack NAME            a stack whose state owns VMs or templates (repeatable; uses the --cwd before it)
   --cwd DIR               the program directory of the --stack flags that follow
   --state-file FILE       a \`pulumi stack export\` file (repeatable)
   --backend URL           the state backend for every --stack
