@@ -94,7 +94,24 @@ export function requirements(input: RequirementInput): Requirement[] {
     add("Pool.Allocate", `/pool/${pool}`, `move VMs into and out of pool ${pool}`);
   }
   if (input.cloudImage !== undefined) out.push(...cloudImageRequirements(input, input.cloudImage));
-  return out;
+  return onePerGrant(out);
+}
+
+/**
+ * One row per privilege and path, its reasons joined: the image storage is often the ISO
+ * storage (`local`), and what both need there is one grant, not two rows.
+ */
+function onePerGrant(requirements: readonly Requirement[]): Requirement[] {
+  const byGrant = new Map<string, Requirement>();
+  for (const requirement of requirements) {
+    const key = `${requirement.privilege} ${requirement.path}`;
+    const seen = byGrant.get(key);
+    byGrant.set(
+      key,
+      seen === undefined ? requirement : { ...seen, why: `${seen.why}; ${requirement.why}` },
+    );
+  }
+  return [...byGrant.values()];
 }
 
 /**

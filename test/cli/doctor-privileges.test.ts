@@ -42,6 +42,28 @@ describe("doctor-privileges", () => {
     expect(satisfied({ "/": { "Sys.Modify": 1 } }, need)).toBe(false);
   });
 
+  it("lists a privilege the seeds and the cloud image both need on one storage once, with both reasons", () => {
+    const needs = requirements({
+      templateVmid: undefined,
+      diskStorages: [],
+      isoStorage: "local",
+      bridges: [],
+      nodes: ["pve1"],
+      pveMajor: 8,
+      cloudImage: { importStorage: "local", storage: "local-lvm" },
+    }).filter((n) => n.path === "/storage/local");
+    const upload = needs.filter((n) => n.privilege === "Datastore.AllocateTemplate");
+    expect(upload).toEqual([
+      {
+        privilege: "Datastore.AllocateTemplate",
+        path: "/storage/local",
+        why: "upload the seed ISO; download the cloud image",
+      },
+    ]);
+    const grants = needs.map((n) => `${n.privilege} ${n.path}`);
+    expect(new Set(grants).size).toBe(grants.length);
+  });
+
   it("asks PVE 9 for the guest-agent privilege and PVE 7 for no SDN.Use", () => {
     const base = {
       templateVmid: 9000,
