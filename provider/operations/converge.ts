@@ -132,8 +132,10 @@ export async function converge(
   // 3. Disks: moves to another storage, then grows.
   await runDiskWork(ctx, vm, diskWork, budget);
 
-  // 3b. The pool, which PVE keeps outside the config and changes at once.
-  const pool = await ensurePool(ctx, vm, desired.pool, options.leftPool);
+  // 3b. The pool, which PVE keeps outside the config and changes at once. A fresh clone joined
+  // it with the clone (its `pool` parameter): no listing to read, no write to make.
+  if (!options.justCloned) await ensurePool(ctx, vm, desired.pool, options.leftPool);
+  const pool = desired.pool;
 
   // 4. Power.
   const status = options.justCloned ? undefined : await ctx.api.vmStatus(vm.node, vm.vmid);

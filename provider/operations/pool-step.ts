@@ -9,20 +9,19 @@ import { PermanentError, aboutVm, hasCode, missingPool } from "../errors";
 import type { VmLocation } from "./vm-location";
 
 /**
- * Puts the VM in `want`, or takes it out of `left` (the pool the program named before), and
- * resolves with the pool it is in afterwards; undefined when the program names none (then a pool
- * someone else put the VM in is theirs, and not read).
+ * Puts the VM in `want`, or takes it out of `left` (the pool the program named before). When the
+ * program names neither, nothing is read: a pool someone else put the VM in is theirs.
  */
 export async function ensurePool(
   ctx: OperationContext,
   vm: VmLocation,
   want: string | undefined,
   left: string | undefined,
-): Promise<string | undefined> {
-  if (want === undefined && left === undefined) return undefined;
+): Promise<void> {
+  if (want === undefined && left === undefined) return;
   // PVE reads the pool from user.cfg on every listing: a fresh one is exact.
   const current = await poolOf(ctx, vm.vmid, { fresh: true });
-  if (current === want) return want;
+  if (current === want) return;
   try {
     if (current !== undefined && (want !== undefined || current === left))
       await change(ctx, vm, current, "remove");
@@ -31,7 +30,6 @@ export async function ensurePool(
     // The listing this process keeps no longer says where the VM is.
     ctx.api.invalidateClusterVms?.();
   }
-  return want;
 }
 
 /**

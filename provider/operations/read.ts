@@ -22,13 +22,13 @@ export async function readVm(ctx: OperationContext, state: VmState): Promise<VmS
   let row = await locate(ctx, state.vmid, false);
   for (let attempt = 0; row; attempt++) {
     try {
-      const [known, status] = await Promise.all([
+      const [known, status, pool] = await Promise.all([
         ctx.api.vmPending(row.node, row.vmid),
         listedStatus(ctx, row),
+        // Read only when the program names a pool: one it never named is not drift.
+        inputs.pool === undefined ? undefined : poolOf(ctx, row.vmid),
       ]);
       if (readMark(known.config.description)?.id !== state.identityHash) return undefined;
-      // Read only when the program names a pool: one it never named is not drift.
-      const pool = inputs.pool === undefined ? undefined : await poolOf(ctx, row.vmid);
       return await observe(
         ctx,
         { node: row.node, vmid: row.vmid, pool },
