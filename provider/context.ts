@@ -1,6 +1,6 @@
 /**
  * What every operation receives: the API seam and the process-wide helpers around it. Built once
- * per provider process (runtime.ts) and by hand in unit tests, so operations never touch
+ * per provider process (connection-context.ts) and by hand in unit tests, so operations never touch
  * configuration, undici or Pulumi themselves.
  */
 import type { ClusterVm, ProxmoxApi, Upid } from "./api/proxmox-api";

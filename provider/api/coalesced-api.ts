@@ -87,8 +87,9 @@ export class ListingCoalescer<Row = ClusterVm> {
 }
 
 /**
- * The per-node listings (`GET /nodes/{node}/qemu?full=1`) a refresh reads every VM's status
- * from: one coalescer per node, all invalidated together when this process changes a VM.
+ * One coalescer per node, invalidated together: the per-node VM listings
+ * (`GET /nodes/{node}/qemu?full=1`) a refresh reads every VM's status from, which this process's
+ * VM writes invalidate, and each node's storages ({@link NodeStorages}), which they do not.
  */
 export class NodeListings<Row = NodeVm> {
   readonly #options: CoalescerOptions;
@@ -110,13 +111,6 @@ export class NodeListings<Row = NodeVm> {
   invalidate(): void {
     for (const coalescer of this.#byNode.values()) coalescer.invalidate();
   }
-
-  /** Requests actually sent, over every node. */
-  get requests(): number {
-    let sum = 0;
-    for (const coalescer of this.#byNode.values()) sum += coalescer.requests;
-    return sum;
-  }
 }
 
 /**
@@ -128,7 +122,7 @@ export class NodeListings<Row = NodeVm> {
  * is what the preflight checks to say "node … is offline" before anything is written, and it
  * must be live.
  */
-export class NodeStorages extends NodeListings<NodeStorage> {}
+export type NodeStorages = NodeListings<NodeStorage>;
 
 /**
  * The process-wide instance for `key` (the endpoint origin): like the connection pool, a
@@ -156,7 +150,11 @@ export function sharedNodeListings(key: string, options?: CoalescerOptions): Nod
 }
 
 export function sharedNodeStorages(key: string, options?: CoalescerOptions): NodeStorages {
-  return shared(Symbol.for("pulumi-proxmox.node-storages"), key, () => new NodeStorages(options));
+  return shared(
+    Symbol.for("pulumi-proxmox.node-storages"),
+    key,
+    () => new NodeListings<NodeStorage>(options),
+  );
 }
 
 /**
@@ -169,7 +167,7 @@ export function coalescedApi(
   inner: ProxmoxApi,
   coalescer: ListingCoalescer,
   nodes: NodeListings = new NodeListings(),
-  storages: NodeStorages = new NodeStorages(),
+  storages: NodeStorages = new NodeListings<NodeStorage>(),
 ): ProxmoxApi {
   return new Proxy(inner, {
     get(target, property, receiver) {

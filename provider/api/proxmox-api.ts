@@ -254,8 +254,9 @@ export interface ProxmoxApi {
    */
   nodeVms(node: string): Promise<readonly NodeVm[]>;
   /**
-   * Makes the next `nodeVms()` of every node send a fresh request (after this process changed a
-   * VM's power state). Present on the coalescing decorator; a no-op elsewhere, hence optional.
+   * Makes the next `nodeVms()` of every node send a fresh request (a read that found a VM moved
+   * or gone since the listing). The coalescing decorator also drops the listings on every request
+   * that is not a read. Present on that decorator; a no-op elsewhere, hence optional.
    */
   invalidateNodeVms?(): void;
   startVm(node: string, vmid: number): Promise<Upid>;

@@ -59,7 +59,8 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   rebootVm: "unsafe",
   migrateVm: "unsafe",
   moveDisk: "unsafe",
-  // A repeated add or removal is refused ("already a pool member"): the caller reads again.
+  // A repeated add or removal is refused ("already a pool member"): the next `up` reads the
+  // listing and does only what is left.
   updatePoolMembership: "unsafe",
 };
 
@@ -160,7 +161,7 @@ export function hadNoEffect(error: ProxmoxError): boolean {
   return error.code === "LOCKED" || error.code === "LOCK_TIMEOUT";
 }
 
-/** The retry kind of one call: a config POST with a `digest` fails its repeat with CONFLICT. */
+/** The retry kind of one call: a config write (POST or PUT) with a `digest` fails its repeat with CONFLICT. */
 function kindOf(method: Method, args: readonly unknown[]): RetryKind {
   const isConfigWrite = method === "updateVmConfig" || method === "updateVmConfigSync";
   if (isConfigWrite && (args[2] as ConfigUpdate | undefined)?.digest !== undefined) return "unsafe";

@@ -3,12 +3,11 @@ import {
   coalescedApi,
   ListingCoalescer,
   NodeListings,
-  NodeStorages,
   sharedListingCoalescer,
   sharedNodeListings,
   sharedNodeStorages,
 } from "../../../provider/api/coalesced-api.js";
-import type { ClusterVm, ProxmoxApi } from "../../../provider/api/proxmox-api.js";
+import type { ClusterVm, NodeStorage, ProxmoxApi } from "../../../provider/api/proxmox-api.js";
 import { PermanentError } from "../../../provider/errors.js";
 
 const row = (vmid: number): ClusterVm => ({ vmid, node: "pve1", type: "qemu", status: "running" });
@@ -128,7 +127,7 @@ describe("coalesced-api", () => {
       { nodeStorages, cloneVm } as unknown as ProxmoxApi,
       new ListingCoalescer(),
       new NodeListings(),
-      new NodeStorages(),
+      new NodeListings<NodeStorage>(),
     );
     await Promise.all([
       api.nodeStorages("pve1"),
@@ -148,7 +147,7 @@ describe("coalesced-api", () => {
       { nodeStorages, nodes } as unknown as ProxmoxApi,
       new ListingCoalescer(),
       new NodeListings(),
-      new NodeStorages({ freshnessMs: 2_000, now: () => now }),
+      new NodeListings<NodeStorage>({ freshnessMs: 2_000, now: () => now }),
     );
     await Promise.all([api.nodeStorages("pve1"), api.nodes(), api.nodes()]);
     now = 1_999;
@@ -158,6 +157,21 @@ describe("coalesced-api", () => {
     await api.nodeStorages("pve1");
     expect(nodeStorages).toHaveBeenCalledTimes(2);
     expect(nodes).toHaveBeenCalledTimes(2);
+  });
+
+  it("serves nodeVms from one request per node, for every caller of that node", async () => {
+    const nodeVms = vi.fn((node: string) =>
+      Promise.resolve([{ vmid: node === "pve1" ? 100 : 101, status: "running" }]),
+    );
+    const api = coalescedApi({ nodeVms } as unknown as ProxmoxApi, new ListingCoalescer());
+    const answers = await Promise.all([
+      api.nodeVms("pve1"),
+      api.nodeVms("pve2"),
+      api.nodeVms("pve1"),
+      api.nodeVms("pve2"),
+    ]);
+    expect(answers.map((rows) => rows[0]?.vmid)).toEqual([100, 101, 100, 101]);
+    expect(nodeVms.mock.calls).toEqual([["pve1"], ["pve2"]]);
   });
 
   it("lists the nodes again after any request that is not a read, but not after a read", async () => {
