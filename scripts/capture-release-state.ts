@@ -94,7 +94,9 @@ async function main(dirs: { release: string; workspace: string; fixtures: string
       });
     const succeeds = async (...args: string[]) => {
       const result = await pulumi(...args);
-      if (result.code !== 0) throw new Error(`pulumi ${args.join(" ")} failed:\n${result.output}`);
+      // The command's first words only: `config set --secret` carries the API token.
+      if (result.code !== 0)
+        throw new Error(`pulumi ${args.slice(0, 2).join(" ")} failed:\n${result.output}`);
       return result.output;
     };
     await succeeds("stack", "init", "dev");

@@ -78,7 +78,7 @@ const CHANGED: Settings = {
   webPool: "apps",
 };
 
-describe("the issue's full program through the real engine", () => {
+describe("an infra team's full program through the real engine", () => {
   let sim: Simulator;
   let admin: TestClient;
   let engine: EngineEnv;
