@@ -435,7 +435,10 @@ async function moveBackIfMoved(
   const online = status.status === "running";
   const step = `VM ${vm.vmid}: moving back from ${vm.node} to ${desired.node}${online ? " (live)" : ""}`;
   ctx.progress(step);
-  const upid = await ctx.api.migrateVm(vm.node, vm.vmid, desired.node, online);
-  await ctx.waitForTask(vm.node, upid, { budgetMs, step });
+  // A migration copies from this node, as the clone's migration does: one heavy task slot there.
+  await ctx.withHeavyTaskSlot(vm.node, step, async () => {
+    const upid = await ctx.api.migrateVm(vm.node, vm.vmid, desired.node, online);
+    await ctx.waitForTask(vm.node, upid, { budgetMs, step });
+  });
   return { node: desired.node, vmid: vm.vmid };
 }

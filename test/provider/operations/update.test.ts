@@ -135,11 +135,21 @@ describe("updateVm after a move", () => {
     const state = await createVm(testContext(api), resolve({}));
     const vm = api.vms.get(state.vmid);
     if (vm) vm.node = "pve2";
+    const ctx = testContext(api);
+    const slots: string[] = [];
     const updated = await updateVm(
-      testContext(api),
+      {
+        ...ctx,
+        // The move-back counts against heavyTasksPerNode on the node it copies from.
+        withHeavyTaskSlot: (node, _step, fn) => {
+          slots.push(node);
+          return fn();
+        },
+      },
       { ...state, currentNode: "pve2" },
       resolve({}),
     );
+    expect(slots).toEqual(["pve2"]);
     expect(api.callsOf("migrateVm")).toEqual([["pve2", state.vmid, "pve1", true]]);
     expect(updated).toMatchObject({ node: "pve1", currentNode: "pve1" });
   });
