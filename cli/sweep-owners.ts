@@ -33,9 +33,29 @@ export interface Deployment {
   };
 }
 
+/** A resource type whose identities sweep reads, and how a pending create's inputs name one. */
+interface OwnedType {
+  readonly type: string;
+  identityOfInputs(inputs: Record<string, unknown>): string | undefined;
+}
+
+const VMS: OwnedType = { type: VM_TYPE, identityOfInputs };
+
+export const TEMPLATE_TYPE = "pulumi-nodejs:dynamic/proxmox:CloudImageTemplate";
+
+const TEMPLATES: OwnedType = {
+  type: TEMPLATE_TYPE,
+  identityOfInputs: (inputs) => {
+    const checked = checkTemplate(inputs);
+    return checked.failures.length === 0
+      ? planOf(checked.inputs as TemplateInputs).identity
+      : undefined;
+  },
+};
+
 /** The identity hashes of every ProxmoxVm among the deployment's resources (not its pending operations). */
 export function identitiesIn(state: Deployment): Set<string> {
-  return identitiesOf(state.deployment?.resources ?? []);
+  return identitiesOf(state.deployment?.resources ?? [], VMS);
 }
 
 /**
@@ -44,20 +64,25 @@ export function identitiesIn(state: Deployment): Set<string> {
  */
 export function pendingCreateIdentitiesIn(state: Deployment): Set<string> {
   const owned = identitiesIn(state);
-  const pending = (state.deployment?.pending_operations ?? [])
-    .filter((op) => op.type === undefined || op.type === "creating")
-    .flatMap((op) => op.resource ?? []);
-  return new Set([...identitiesOf(pending)].filter((id) => !owned.has(id)));
+  return new Set([...identitiesOf(pendingCreates(state), VMS)].filter((id) => !owned.has(id)));
 }
 
-function identitiesOf(resources: readonly StateResource[]): Set<string> {
+/** The resources of the creates a run left pending (the engine records a create before it runs). */
+function pendingCreates(state: Deployment): StateResource[] {
+  return (state.deployment?.pending_operations ?? [])
+    .filter((op) => op.type === undefined || op.type === "creating")
+    .flatMap((op) => op.resource ?? []);
+}
+
+/** The identities of `resources` of one type: from the outputs, or a pending create's inputs. */
+function identitiesOf(resources: readonly StateResource[], owned: OwnedType): Set<string> {
   const found = new Set<string>();
   for (const resource of resources) {
-    if (resource.type !== VM_TYPE) continue;
+    if (resource.type !== owned.type) continue;
     const hash = resource.outputs?.["identityHash"];
     if (typeof hash === "string") found.add(hash);
     // A create the engine recorded as pending has inputs but no outputs yet.
-    const fromInputs = resource.inputs && identityOfInputs(resource.inputs);
+    const fromInputs = resource.inputs && owned.identityOfInputs(resource.inputs);
     if (fromInputs !== undefined) found.add(fromInputs);
   }
   return found;
@@ -99,8 +124,6 @@ export async function ownedIdentities(sources: OwnerSources): Promise<Set<string
   return (await readOwners(sources)).owned;
 }
 
-export const TEMPLATE_TYPE = "pulumi-nodejs:dynamic/proxmox:CloudImageTemplate";
-
 export interface TemplateOwners {
   /** Template identities a resource of some given state holds. */
   readonly owned: Set<string>;
@@ -108,30 +131,11 @@ export interface TemplateOwners {
   readonly interrupted: Set<string>;
 }
 
-/** The template identities of `resources`: from the outputs, or from the inputs of a pending create. */
-function templateIdentitiesOf(resources: readonly StateResource[]): Set<string> {
-  const found = new Set<string>();
-  for (const resource of resources) {
-    if (resource.type !== TEMPLATE_TYPE) continue;
-    const hash = resource.outputs?.["identityHash"];
-    if (typeof hash === "string") found.add(hash);
-    const checked = resource.inputs && checkTemplate(resource.inputs);
-    if (checked !== undefined && checked.failures.length === 0) {
-      found.add(planOf(checked.inputs as TemplateInputs).identity);
-    }
-  }
-  return found;
-}
-
 export function templateOwners(states: readonly Deployment[]): TemplateOwners {
   const owned = new Set(
-    states.flatMap((state) => [...templateIdentitiesOf(state.deployment?.resources ?? [])]),
+    states.flatMap((state) => [...identitiesOf(state.deployment?.resources ?? [], TEMPLATES)]),
   );
-  const pending = states.flatMap((state) =>
-    (state.deployment?.pending_operations ?? [])
-      .filter((op) => op.type === undefined || op.type === "creating")
-      .flatMap((op) => op.resource ?? []),
-  );
-  const interrupted = new Set([...templateIdentitiesOf(pending)].filter((id) => !owned.has(id)));
+  const pending = states.flatMap(pendingCreates);
+  const interrupted = new Set([...identitiesOf(pending, TEMPLATES)].filter((id) => !owned.has(id)));
   return { owned, interrupted };
 }
