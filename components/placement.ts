@@ -5,15 +5,6 @@
  */
 import { z } from "zod";
 
-/**
- * - `"round-robin"`: member `i` goes to `nodes[i % nodes.length]`; depends on nothing but the
- *   index and the order of `nodes`.
- * - `"least-loaded"`: members go, one at a time in index order, to the node with the lowest
- *   load, where each member placed adds 1 to its node's load; ties go to the node listed first
- *   in `nodes`. Loads are counts of guests (or any weight in guest units).
- */
-export type PlacementPolicy = "round-robin" | "least-loaded";
-
 /** The rules of a fleet's own inputs that placement depends on, shared with `VmFleet`'s check. */
 export const countSchema = z.number().refine((count) => Number.isInteger(count) && count >= 0, {
   error: (issue) => `must be a non-negative integer, got ${String(issue.input)}`,
@@ -30,6 +21,15 @@ export const nodesSchema = z.array(z.string()).superRefine((nodes, ctx) => {
 export const placementSchema = z.enum(["round-robin", "least-loaded"], {
   error: (issue) => `must be "round-robin" or "least-loaded", got ${String(issue.input)}`,
 });
+
+/**
+ * - `"round-robin"`: member `i` goes to `nodes[i % nodes.length]`; depends on nothing but the
+ *   index and the order of `nodes`.
+ * - `"least-loaded"`: members go, one at a time in index order, to the node with the lowest
+ *   load, where each member placed adds 1 to its node's load; ties go to the node listed first
+ *   in `nodes`. Loads are counts of guests (or any weight in guest units).
+ */
+export type PlacementPolicy = z.infer<typeof placementSchema>;
 
 export const nodeLoadSchema = z.number().refine((load) => Number.isFinite(load) && load >= 0, {
   error: (issue) => `must be a finite number >= 0, got ${String(issue.input)}`,

@@ -68,19 +68,15 @@ const inputSchema = z.object({
     .min(1, "is empty"),
   insecure: z.enum(["true", "false", "1", "0", ""], { error: "must be true or false" }).optional(),
   caCert: z.string().trim().optional(),
-  maxConnections: z.coerce
-    .number({ error: "must be a whole number from 1 to 64" })
-    .int("must be a whole number from 1 to 64")
-    .min(1, "must be a whole number from 1 to 64")
-    .max(64, "must be a whole number from 1 to 64")
-    .default(DEFAULT_MAX_CONNECTIONS),
-  heavyTasksPerNode: z.coerce
-    .number({ error: "must be a whole number from 1 to 64" })
-    .int("must be a whole number from 1 to 64")
-    .min(1, "must be a whole number from 1 to 64")
-    .max(64, "must be a whole number from 1 to 64")
-    .optional(),
+  maxConnections: countTo64().default(DEFAULT_MAX_CONNECTIONS),
+  heavyTasksPerNode: countTo64().optional(),
 });
+
+/** A whole number from 1 to 64, from config's text: the bound of both per-process limits. */
+function countTo64() {
+  const message = "must be a whole number from 1 to 64";
+  return z.coerce.number({ error: message }).int(message).min(1, message).max(64, message);
+}
 
 function configError(message: string): PermanentError {
   return new PermanentError("CONFIG", `Proxmox connection config: ${message}`);
