@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { privilegesOn, requirements, roleCommands, satisfied } from "../../cli/doctor-privileges";
 
+/** A cloud-image template whose image lands on `local`, the ISO storage too. */
+const CLOUD_IMAGE_ON_LOCAL = {
+  templateVmid: undefined,
+  diskStorages: [],
+  isoStorage: "local",
+  bridges: [],
+  nodes: ["pve1"],
+  pveMajor: 8,
+  cloudImage: { importStorage: "local", storage: "local-lvm" },
+};
+
 describe("doctor-privileges", () => {
   it("takes only propagated privileges from the deepest listed ancestor", () => {
     const perms = { "/": { "Sys.Audit": 1 }, "/vms": { "VM.Audit": 1, "VM.Allocate": 0 } };
@@ -26,15 +37,9 @@ describe("doctor-privileges", () => {
   });
 
   it("accepts the broader alternative of a requirement only when it holds all of it", () => {
-    const [need] = requirements({
-      templateVmid: undefined,
-      diskStorages: [],
-      isoStorage: "local",
-      bridges: [],
-      nodes: ["pve1"],
-      pveMajor: 8,
-      cloudImage: { importStorage: "local", storage: "local-lvm" },
-    }).filter((n) => n.privilege === "Sys.AccessNetwork");
+    const [need] = requirements(CLOUD_IMAGE_ON_LOCAL).filter(
+      (n) => n.privilege === "Sys.AccessNetwork",
+    );
     expect(need?.path).toBe("/nodes/pve1");
     if (need === undefined) return;
     expect(satisfied({ "/nodes/pve1": { "Sys.AccessNetwork": 0 } }, need)).toBe(true);
@@ -43,15 +48,7 @@ describe("doctor-privileges", () => {
   });
 
   it("lists a privilege the seeds and the cloud image both need on one storage once, with both reasons", () => {
-    const needs = requirements({
-      templateVmid: undefined,
-      diskStorages: [],
-      isoStorage: "local",
-      bridges: [],
-      nodes: ["pve1"],
-      pveMajor: 8,
-      cloudImage: { importStorage: "local", storage: "local-lvm" },
-    }).filter((n) => n.path === "/storage/local");
+    const needs = requirements(CLOUD_IMAGE_ON_LOCAL).filter((n) => n.path === "/storage/local");
     const upload = needs.filter((n) => n.privilege === "Datastore.AllocateTemplate");
     expect(upload).toEqual([
       {
