@@ -117,9 +117,15 @@ describe("an interrupted up, recovered through the installed bin", () => {
   it("resumes the complete VM of an up killed after the guest agent answered, without adopt", async () => {
     sim = await startSimulator();
     const dir = await proxmoxStack("killed-agent", oneVm, sim, engine);
+    // The window: the mark says complete, the engine has not checkpointed the resource yet. The
+    // mark is one quick PUT, so the create's last read (its status, after the mark) is held back
+    // to keep the window open until the kill.
+    sim.faults.delayRequests(
+      { method: "GET", path: /^\/nodes\/pve1\/qemu\/\d+\/status\/current$/ },
+      10_000,
+    );
     const run = startUp(dir, engine.env);
     await until("the guest agent line", () => run.stdout().includes("guest agent reports"));
-    // The window: the mark says complete, the engine has not checkpointed the resource yet.
     await until("the complete mark", () =>
       guestVms(sim).some((vmid) =>
         String(sim.model.vms.get(vmid)?.config["description"]).includes('"phase":"complete"'),
