@@ -4,12 +4,14 @@
  * of its own, so a change of the state or of the spec cannot leave the CLI behind.
  */
 import type { OperationContext } from "./context";
-import { identityOf } from "./identity";
+import { identityOf, placementOfStored } from "./identity";
+import { identityInputSchema } from "./inputs";
 import { deleteVm } from "./operations/delete";
-import { DEFAULTS } from "./spec/derive";
 import { FIELDS, type FieldName } from "./spec/fields";
 
 export { RESUME_ENV } from "./operations/resume-list";
+export { seedOwnerOf } from "./identity";
+export { TEMPLATE_TYPE, VM_TYPE } from "./resource-types";
 
 /** A VM the CLI found by its mark: its VMID, the identity and name the mark and VM carry. */
 export interface VmToDelete {
@@ -43,27 +45,9 @@ export function deleteMarkedVm(
  * takes the spec's default, as `check` would have filled it.
  */
 export function identityOfInputs(inputs: Readonly<Record<string, unknown>>): string | undefined {
-  const owner = inputs["identity"] as
-    { project?: unknown; stack?: unknown; name?: unknown } | undefined;
-  const placed = (name: FieldName) => inputs[name] ?? DEFAULTS[name];
-  const node = placed("node");
-  const template = placed("template");
-  const storage = placed("storage");
-  const isoStorage = placed("isoStorage");
-  if (
-    typeof owner?.project !== "string" ||
-    typeof owner.stack !== "string" ||
-    typeof owner.name !== "string" ||
-    typeof node !== "string" ||
-    (typeof template !== "string" && typeof template !== "number") ||
-    typeof isoStorage !== "string"
-  ) {
-    return undefined;
-  }
-  return identityOf(
-    { project: owner.project, stack: owner.stack, name: owner.name },
-    { node, template, storage: typeof storage === "string" ? storage : undefined, isoStorage },
-  );
+  const owner = identityInputSchema.safeParse(inputs["identity"]);
+  const placement = placementOfStored(inputs);
+  return owner.success && placement !== undefined ? identityOf(owner.data, placement) : undefined;
 }
 
 /** An input's value as `diff` compares it: normalised the way PVE stores it (tags). */

@@ -2,7 +2,7 @@
  * Inputs as create and update see them: parsed, defaults applied, and known (the engine never
  * calls create or update with unknown values).
  */
-import { identityOf, vmNameFor, type Placement } from "../identity";
+import { identityOf, placementIn, vmNameFor, type Placement } from "../identity";
 import type { UNKNOWN } from "../inputs";
 import type { VmInputs } from "../spec/derive";
 
@@ -18,7 +18,7 @@ export interface Naming {
 }
 
 export function namingOf(inputs: ResolvedInputs): Naming {
-  const placement = placementOf(inputs);
+  const placement = placementIn(inputs);
   const identity = identityOf(inputs.identity, placement);
   const vmName =
     typeof inputs.name === "string" ? inputs.name : vmNameFor(inputs.identity, identity);
@@ -31,18 +31,8 @@ export function namingFromState(
   inputs: ResolvedInputs,
 ): Naming {
   return {
-    placement: placementOf(inputs),
+    placement: placementIn(inputs),
     identity: state.identityHash,
     vmName: state.vmName,
-  };
-}
-
-function placementOf(inputs: ResolvedInputs): Placement {
-  return {
-    node: inputs.node,
-    template: inputs.template,
-    storage: inputs.storage,
-    isoStorage: inputs.isoStorage,
-    clone: inputs.clone,
   };
 }

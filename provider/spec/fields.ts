@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { canonical } from "../canonical";
 import { storageId } from "../formats";
-import { userDescription } from "../identity";
+import { userDescription } from "../description";
 import { isUnknown, normalizeTags } from "../inputs";
 import { CloudInitInputSchema } from "../seed/inputs";
 import { bootDisk, diskSizeGiB, formatNic, parseNic, parseTags, type Nic } from "../state/vm-facts";

@@ -11,6 +11,7 @@ import { guestVms } from "./proxmox-stack";
 
 export const OPERATIONS = [
   "create",
+  "create-linked",
   "update",
   "replace",
   "move-back",
@@ -31,12 +32,15 @@ interface VmShape {
   readonly cores: number;
   readonly packages: string;
   readonly disks?: readonly Record<string, unknown>[];
+  /** A linked clone (`clone: { full: false }`): its mode is part of the identity recovery finds. */
+  readonly linked?: boolean;
 }
 
 const BASE: VmShape = { template: 9000, cores: 1, packages: "htop" };
 
 function vmProgram(shape: VmShape): string {
   const disks = shape.disks === undefined ? "" : `\n  disks: ${JSON.stringify(shape.disks)},`;
+  const clone = shape.linked ? "\n  clone: { full: false }," : "";
   return `
 const { ProxmoxVm } = require("pulumi-proxmox");
 const vm = new ProxmoxVm("crash", {
@@ -44,7 +48,7 @@ const vm = new ProxmoxVm("crash", {
   template: ${shape.template},
   cores: ${shape.cores},
   memory: 512,
-  cloudInit: { packages: [${JSON.stringify(shape.packages)}] },${disks}
+  cloudInit: { packages: [${JSON.stringify(shape.packages)}] },${disks}${clone}
 });
 exports.vmid = vm.vmid;
 `;
@@ -117,6 +121,13 @@ export const DISKS = {
 
 export const SCENARIOS: Record<Operation, Scenario> = {
   create: { base: vm(BASE), target: vm(BASE), setup: false, command: ["up"], expected: ONE_VM },
+  "create-linked": {
+    base: vm({ ...BASE, linked: true }),
+    target: vm({ ...BASE, linked: true }),
+    setup: false,
+    command: ["up"],
+    expected: ONE_VM,
+  },
   update: {
     base: vm(BASE),
     target: vm({ ...BASE, cores: 2, packages: "curl" }),
