@@ -7,7 +7,8 @@
  */
 import { parseConnectionConfig, type ConnectionConfig } from "../provider/config";
 import type { PulumiStack } from "./automation";
-import { pendingCreateIdentitiesIn, VM_TYPE, type Deployment } from "./sweep-owners";
+import { VM_TYPE } from "../provider/entry";
+import { pendingCreateIdentitiesIn, type Deployment } from "./sweep-owners";
 
 export interface PendingCreates {
   /** The exported state the identities were read from. */

@@ -9,12 +9,10 @@
  * run and `pulumi-proxmox up` can resume them.
  */
 import { readFileSync } from "node:fs";
-import { identityOfInputs } from "../provider/entry";
+import { identityOfInputs, TEMPLATE_TYPE, VM_TYPE } from "../provider/entry";
 import { selectStack, type StackSelection } from "./automation";
 import { checkTemplate, type TemplateInputs } from "../provider/template/inputs";
 import { planOf } from "../provider/template/mark";
-
-export const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
 interface StateResource {
   readonly type?: string;
@@ -40,8 +38,6 @@ interface OwnedType {
 }
 
 const VMS: OwnedType = { type: VM_TYPE, identityOfInputs };
-
-export const TEMPLATE_TYPE = "pulumi-nodejs:dynamic/proxmox:CloudImageTemplate";
 
 const TEMPLATES: OwnedType = {
   type: TEMPLATE_TYPE,

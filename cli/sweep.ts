@@ -12,7 +12,7 @@ import type { ProxmoxApi } from "../provider/api/proxmox-api";
 import type { ConnectionConfig } from "../provider/config";
 import type { OperationContext } from "../provider/context";
 import { operationContext } from "../provider/operation-context";
-import { deleteMarkedVm } from "../provider/entry";
+import { deleteMarkedVm, seedOwnerOf } from "../provider/entry";
 import { hasCode } from "../provider/errors";
 import { deleteImage, deleteTemplate } from "../provider/template/delete";
 import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
@@ -97,9 +97,9 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
     stacks: options.stacks,
     stateFiles: options.stateFiles,
   });
-  const ownedOwners = new Set([...owned].map((id) => id.slice(0, 12)));
+  const ownedOwners = new Set([...owned].map(seedOwnerOf));
   const only = options.only;
-  const onlyOwners = only && new Set([...only].map((id) => id.slice(0, 12)));
+  const onlyOwners = only && new Set([...only].map(seedOwnerOf));
   const progress = options.onProgress ?? (() => undefined);
   const api =
     options.api ??

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as provider from "./dynamic-provider";
 import type { ArgOf } from "./spec/derive";
 import { UntracedDynamicResource } from "./construction-traces";
+import { RESOURCE_MODULE, VM_RESOURCE } from "./resource-types";
 
 /** Cloud-init for the VM's NoCloud seed; see docs/cloud-init.md. */
 export interface CloudInitArgs {
@@ -288,8 +289,8 @@ export class ProxmoxVm extends UntracedDynamicResource {
         identity: { project: pulumi.getProject(), stack: pulumi.getStack(), name },
       },
       opts,
-      "proxmox",
-      "ProxmoxVm",
+      RESOURCE_MODULE,
+      VM_RESOURCE,
     );
   }
 }

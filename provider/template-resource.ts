@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as provider from "./template-provider";
 import { redactUrls } from "./template/redact";
 import { UntracedDynamicResource } from "./construction-traces";
+import { RESOURCE_MODULE, TEMPLATE_RESOURCE } from "./resource-types";
 
 export interface CloudImageTemplateArgs {
   /** The image: an uncompressed `.qcow2`, `.img` (qcow2), `.raw` or `.vmdk` over http(s). Replaces. */
@@ -63,8 +64,8 @@ export class CloudImageTemplate extends UntracedDynamicResource {
         identity: { project: pulumi.getProject(), stack: pulumi.getStack(), name },
       },
       opts,
-      "proxmox",
-      "CloudImageTemplate",
+      RESOURCE_MODULE,
+      TEMPLATE_RESOURCE,
     );
   }
 }

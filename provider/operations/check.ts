@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import type { CheckFailure } from "../check-failure";
 import { UNKNOWN, containsUnknown, isUnknown, kindOf } from "../inputs";
+import { VM_RESOURCE } from "../resource-types";
 import { vmInputsSchema } from "../spec/derive";
 import { FIELDS, FIELD_NAMES } from "../spec/fields";
 
@@ -39,7 +40,7 @@ export function checkVm(
 export function failuresOfIssues(
   error: z.ZodError,
   news: Readonly<Record<string, unknown>>,
-  resource = "ProxmoxVm",
+  resource = VM_RESOURCE,
 ): CheckFailure[] {
   return error.issues
     .flatMap(unwrapUnion)

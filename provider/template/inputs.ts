@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { CheckFailure } from "../check-failure";
 import { containsUnknown, identityInputSchema } from "../inputs";
 import { failuresOfIssues } from "../operations/check";
+import { TEMPLATE_RESOURCE } from "../resource-types";
 import { FIELDS } from "../spec/fields";
 
 /** Hex digits of each checksum algorithm PVE's download-url verifies. */
@@ -135,7 +136,7 @@ export function checkTemplate(news: Readonly<Record<string, unknown>>): {
   if (!parsed.success) {
     return {
       inputs: { ...news },
-      failures: failuresOfIssues(parsed.error, news, "CloudImageTemplate"),
+      failures: failuresOfIssues(parsed.error, news, TEMPLATE_RESOURCE),
     };
   }
   return {

@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  identitiesIn,
-  pendingCreateIdentitiesIn,
-  TEMPLATE_TYPE,
-  templateOwners,
-  VM_TYPE,
-} from "../../cli/sweep-owners";
+import { identitiesIn, pendingCreateIdentitiesIn, templateOwners } from "../../cli/sweep-owners";
+import { TEMPLATE_TYPE, VM_TYPE } from "../../provider/entry";
 import { identityOf } from "../../provider/identity";
 import { checkTemplate, type TemplateInputs } from "../../provider/template/inputs";
 import { planOf } from "../../provider/template/mark";

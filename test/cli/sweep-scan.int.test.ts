@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sweep } from "../../cli/sweep";
-import { VM_TYPE } from "../../cli/sweep-owners";
+import { VM_TYPE } from "../../provider/entry";
 import { HttpProxmoxApi } from "../../provider/api/http-api";
 import { waitForTask } from "../../provider/api/tasks";
 import { parseConnectionConfig, type ConnectionConfig } from "../../provider/config";

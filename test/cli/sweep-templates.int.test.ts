@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sweep, type SweepReport } from "../../cli/sweep";
-import { TEMPLATE_TYPE } from "../../cli/sweep-owners";
+import { TEMPLATE_TYPE } from "../../provider/entry";
 import { closeSharedDispatchers } from "../../provider/api/dispatcher-registry";
 import { parseConnectionConfig, type ConnectionConfig } from "../../provider/config";
 import type { OperationContext } from "../../provider/context";

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
-
-const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
+import { VM_TYPE } from "../../provider/entry";
 
 const twoVms = `
 const { ProxmoxVm } = require("pulumi-proxmox");
