@@ -3,15 +3,15 @@
  * VM found by its mark, a stored input set. The CLI calls these instead of building state objects
  * of its own, so a change of the state or of the spec cannot leave the CLI behind.
  */
-import type { OperationContext } from "./context";
-import { identityOf, placementOfStored } from "./identity";
-import { identityInputSchema } from "./inputs";
-import { deleteVm } from "./operations/delete";
-import { FIELDS, type FieldName } from "./spec/fields";
+import type { OperationContext } from "./pve/context";
+import { identityInputSchema } from "./inputs/unknown";
+import { identityOf, placementOfStored } from "./vm/identity";
+import { deleteVm } from "./vm/operations/delete";
+import { FIELDS, type FieldName } from "./vm/spec/fields";
 
-export { RESUME_ENV } from "./operations/resume-list";
-export { seedOwnerOf } from "./identity";
-export { TEMPLATE_TYPE, VM_TYPE } from "./resource-types";
+export { RESUME_ENV } from "./vm/steps/resume-list";
+export { seedOwnerOf } from "./vm/identity";
+export { TEMPLATE_TYPE, VM_TYPE } from "./glue/resource-types";
 
 /** A VM the CLI found by its mark: its VMID, the identity and name the mark and VM carry. */
 export interface VmToDelete {

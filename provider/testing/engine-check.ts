@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ENGINE_CHECK_RESOURCE, RESOURCE_MODULE } from "../resource-types";
+import { ENGINE_CHECK_RESOURCE, RESOURCE_MODULE } from "../glue/resource-types";
 import * as provider from "./engine-check-provider";
 
 export interface EngineCheckArgs {

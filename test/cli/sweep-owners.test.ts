@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { identityOf } from "../../provider/vm/identity";
+import { checkTemplate, type TemplateInputs } from "../../provider/template/template-inputs";
 import { identitiesIn, pendingCreateIdentitiesIn, templateOwners } from "../../cli/sweep-owners";
 import { TEMPLATE_TYPE, VM_TYPE } from "../../provider/entry";
-import { identityOf } from "../../provider/identity";
-import { checkTemplate, type TemplateInputs } from "../../provider/template/inputs";
 import { planOf } from "../../provider/template/mark";
 
 const inputs = (name: string) => ({

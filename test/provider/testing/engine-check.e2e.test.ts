@@ -7,7 +7,7 @@ import {
   writeProgram,
   type EngineEnv,
 } from "../../e2e/support/engine";
-import { ENGINE_CHECK_TYPE } from "../../../provider/resource-types";
+import { ENGINE_CHECK_TYPE } from "../../../provider/glue/resource-types";
 
 const program = `
 const { EngineCheck } = require("pulumi-proxmox/testing");
