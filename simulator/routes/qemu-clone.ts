@@ -1,3 +1,4 @@
+import { isSharedStorage, writeDisks, type DiskCopy } from "../model/storage-io.js";
 import { randomUUID } from "node:crypto";
 import { requireBridgeAccess, requirePrivs } from "../auth/check.js";
 import type { SimContext } from "../context.js";
@@ -84,6 +85,24 @@ function precheck(
     if (/^net\d+$/.test(key)) requireBridgeAccess(sim, tokenId, String(value));
   }
   return { source, full };
+}
+
+/** The disks a clone allocates: a full clone copies each to the target storage. */
+function cloneDisks(
+  sim: SimContext,
+  node: string,
+  source: VmRecord,
+  params: Params,
+  full: boolean,
+): DiskCopy[] {
+  return sourceVolumes(source.config)
+    .filter(([, , cdrom]) => !cdrom)
+    .map(([, volid]) => ({
+      storage: full
+        ? String(params["storage"] ?? volid.split(":")[0])
+        : (volid.split(":")[0] ?? ""),
+      bytes: sim.cluster.volume(node, volid)?.size ?? 0,
+    }));
 }
 
 /** The final config: options copied, new MACs/uuid, new disks, name, no template flag. */
@@ -199,7 +218,14 @@ export const qemuCloneRoutes: Route<SimContext>[] = [
               if (!cdrom)
                 ctx.log(`create ${full ? "full" : "linked"} clone of drive ${key} (${volid})`);
             }
-            await ctx.wait(1);
+            await writeDisks(
+              sim.storageIo,
+              node,
+              cloneDisks(sim, node, source, params, full),
+              (storage) => isSharedStorage(sim.options.storages, storage),
+              full,
+              () => ctx.wait(1),
+            );
             if (sim.cluster.vms.get(newid) !== temp)
               throw dieError(`clone failed: VM ${newid} vanished`);
             const config = cloneConfig(sim, node, source, newid, params, full);
