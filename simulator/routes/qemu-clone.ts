@@ -15,7 +15,7 @@ import { Cluster } from "../model/cluster.js";
 import { isBaseVolume } from "../model/linked-clones.js";
 import { supportsLinkedClones } from "../model/storage-files.js";
 import type { VmConfig, VmRecord } from "../model/types.js";
-import { driveVolume, DRIVE_KEY, generateMac, isCdrom, withMac } from "../model/vm-config.js";
+import { driveVolume, DRIVE_KEY, isCdrom, withNewMac } from "../model/vm-config.js";
 
 /** Source drives that hold a volume: [key, volid, isCdrom]. */
 function sourceVolumes(config: VmConfig): [string, string, boolean][] {
@@ -120,7 +120,7 @@ function cloneConfig(
       });
       config[key] = [`${storage}:${name}`, ...text.split(",").slice(1)].join(",");
     } else if (/^net\d+$/.test(key)) {
-      config[key] = withMac(text, generateMac());
+      config[key] = withNewMac(text);
     } else if (key === "smbios1") {
       config[key] = text.replace(/uuid=[0-9a-f-]+/i, `uuid=${randomUUID()}`);
     } else if (key === "vmgenid") {
