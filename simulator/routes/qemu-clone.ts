@@ -12,6 +12,7 @@ import {
   type Route,
 } from "../http/index.js";
 import { Cluster } from "../model/cluster.js";
+import { isCloudinitVolume } from "../model/drive-format.js";
 import { isBaseVolume } from "../model/linked-clones.js";
 import { supportsLinkedClones } from "../model/storage-files.js";
 import type { VmConfig, VmRecord } from "../model/types.js";
@@ -86,6 +87,34 @@ function precheck(
   return { source, full };
 }
 
+/**
+ * clone_disk gives the copy a cloud-init volume of its own, `vm-<newid>-cloudinit` on the target
+ * storage, regenerated rather than copied.
+ */
+function cloneCloudinit(
+  sim: SimContext,
+  node: string,
+  volid: string,
+  newid: number,
+  target: string | number | undefined,
+): string {
+  const [storage = "", volname = ""] = volid.split(":");
+  const into = target === undefined ? storage : String(target);
+  const suffix = /\.(\w+)$/.exec(volname)?.[0] ?? "";
+  const copy = `${into}:vm-${newid}-cloudinit${suffix}`;
+  const source = sim.cluster.volume(node, volid);
+  sim.cluster.putVolume(node, {
+    volid: copy,
+    storage: into,
+    content: "images",
+    format: source?.format ?? "raw",
+    size: source?.size ?? 4 * 1024 * 1024,
+    ctime: Math.floor(Date.now() / 1000),
+    vmid: newid,
+  });
+  return `${copy},media=cdrom`;
+}
+
 /** The final config: options copied, new MACs/uuid, new disks, name, no template flag. */
 function cloneConfig(
   sim: SimContext,
@@ -101,7 +130,9 @@ function cloneConfig(
     if (key === "template" || key === "lock" || /^unused\d+$/.test(key)) continue;
     const text = String(value);
     const volid = DRIVE_KEY.test(key) ? driveVolume(text) : undefined;
-    if (volid !== undefined && !isCdrom(text)) {
+    if (volid !== undefined && isCloudinitVolume(volid)) {
+      config[key] = cloneCloudinit(sim, node, volid, newid, full ? params["storage"] : undefined);
+    } else if (volid !== undefined && !isCdrom(text)) {
       const [srcStorage = "", volname = ""] = volid.split(":");
       const storage = full ? String(params["storage"] ?? srcStorage) : srcStorage;
       const name = full

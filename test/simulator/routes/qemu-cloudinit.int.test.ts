@@ -81,6 +81,22 @@ describe("routes/qemu-cloudinit", () => {
     );
   });
 
+  it("gives a clone a cloud-init volume of its own", async () => {
+    await start();
+    await put({ ide2: "local-lvm:cloudinit" });
+    const upid = data(await api.call("POST", "/nodes/pve1/qemu/100/clone", { newid: 101 }));
+    expect((await api.waitTask("pve1", String(upid)))["exitstatus"]).toBe("OK");
+    expect((await api.vmConfig("pve1", 101))["ide2"]).toBe(
+      "local-lvm:vm-101-cloudinit,media=cdrom",
+    );
+    const content = data(await api.get("/nodes/pve1/storage/local-lvm/content")) as {
+      volid: string;
+    }[];
+    expect(content.map((row) => row.volid)).toEqual(
+      expect.arrayContaining(["local-lvm:vm-100-cloudinit", "local-lvm:vm-101-cloudinit"]),
+    );
+  });
+
   it("hashes cipassword, keeps sshkeys URL-encoded and refuses what PVE refuses", async () => {
     await start();
     const key = publicKey("test@sim");
