@@ -1,5 +1,6 @@
 import type { ParamSchema, ParamSpec } from "../http/index.js";
 import { UNKNOWN_PROPERTY } from "../http/params.js";
+import { parseDrive } from "../model/drive-format.js";
 import type { PveVersion } from "../model/versions.js";
 import { checkConfigFormat } from "./config-formats.js";
 
@@ -134,6 +135,9 @@ export function releaseProblems(
     else if (/^(ide|sata|scsi|virtio|efidisk|tpmstate)\d+$/.test(key)) {
       const problem = checkConfigFormat(key, String(value), release);
       if (problem !== undefined) errors[key] = `invalid format - ${problem}`;
+      // $check_drive_param: what the schema takes but parse_drive refuses.
+      else if (parseDrive(key, String(value), release) === undefined)
+        errors[key] = "unable to parse drive options";
     }
   }
   return errors;

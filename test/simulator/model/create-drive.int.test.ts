@@ -48,6 +48,14 @@ describe("model/create-drive over HTTP", () => {
     expect((await config())["ide3"]).toBe("none,media=cdrom");
   });
 
+  it("answers 400 for a drive parse_drive refuses: a CD-ROM with a format", async () => {
+    const res = await put({ ide3: "file=cdrom,media=cdrom,format=raw" });
+    expect([res.status, res.body?.["errors"]]).toEqual([
+      400,
+      { ide3: "unable to parse drive options" },
+    ]);
+  });
+
   it("refuses a volume that does not exist, as create_disks does", async () => {
     const res = await put({ scsi2: "file=local-lvm:vm-100-disk-9" });
     expect([res.status, res.statusText]).toEqual([
