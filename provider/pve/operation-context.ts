@@ -4,7 +4,7 @@
  * the provider runtime and the CLI's sweep, so both wait for tasks and report the same way.
  */
 import type { ClusterVm, ProxmoxApi } from "./api/proxmox-api";
-import { typeOfUpid } from "./classify";
+import { typeOfUpid } from "./upid";
 import { NodeTaskPollers } from "./tasks/node-task-poller";
 import { TaskDurations } from "./tasks/task-durations";
 import { waitForTask } from "./tasks/task-wait";

@@ -6,7 +6,7 @@
  * the task's status, started it): that task is waited for instead. While a task runs, its
  * log's wget progress lines (bytes, percent) become progress lines.
  */
-import { idOfUpid, typeOfUpid } from "../pve/classify";
+import { idOfUpid, typeOfUpid } from "../pve/upid";
 import type { Upid } from "../pve/api/proxmox-api";
 import { isTransient } from "../pve/errors";
 import type { OperationContext } from "../pve/context";

@@ -1,5 +1,5 @@
 import { hasCode } from "../errors.js";
-import { starttimeOfUpid } from "../classify.js";
+import { starttimeOfUpid } from "../upid.js";
 import type { NodeTask, ProxmoxApi, TaskStatus, Upid } from "../api/proxmox-api.js";
 
 /**

@@ -1,7 +1,8 @@
 import { isTransient, TransientError } from "../errors.js";
 import { pollUntil } from "../poll.js";
 import { abortedError, systemClock, type Clock } from "../retry.js";
-import { classifyTaskFailure, vmidOfUpid } from "../classify.js";
+import { classifyTaskFailure } from "../classify.js";
+import { vmidOfUpid } from "../upid.js";
 import type { NodeTaskPoller } from "./node-task-poller.js";
 import type { ProxmoxApi, TaskStatus, Upid } from "../api/proxmox-api.js";
 

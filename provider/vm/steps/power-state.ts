@@ -4,7 +4,7 @@
  * on it in its next round (about 10 s later). Whoever needs the VM really started or stopped
  * polls its status after such a task.
  */
-import { typeOfUpid } from "../../pve/classify";
+import { typeOfUpid } from "../../pve/upid";
 import type { Upid } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
 import { TransientError } from "../../pve/errors";
