@@ -101,6 +101,11 @@ export interface ProxmoxVmArgs {
    * it. A running VM takes a change at its next reboot.
    */
   readonly agent?: pulumi.Input<ArgOf<"agent">>;
+  /**
+   * An emulated watchdog, `{ model, action }`: once the guest arms it and stops feeding it, PVE
+   * does `action`. A running VM takes a change at its next reboot.
+   */
+  readonly watchdog?: pulumi.Input<ArgOf<"watchdog">>;
   /** Whether the VM runs (default true). */
   readonly started?: pulumi.Input<ArgOf<"started">>;
   /** Compared the way PVE stores them: lower-case, sorted, unique. */

@@ -99,6 +99,7 @@ export const CONFIG_KEYS: ParamSchema = {
   vcpus: int(1),
   vga: formatted("vga"),
   vmgenid: str,
+  watchdog: formatted("watchdog"),
 };
 
 const FAMILIES: readonly [RegExp, ParamSpec][] = [

@@ -6,6 +6,7 @@
  */
 import { CLOUD_INIT_FIELDS } from "./cloud-init-fields";
 import { COMPUTE_FIELDS } from "./compute-fields";
+import { DEVICE_FIELDS } from "./device-fields";
 import { DISK_FIELDS } from "./disk-fields";
 import { FIRMWARE_FIELDS } from "./firmware-fields";
 import { LIFECYCLE_FIELDS } from "./lifecycle-fields";
@@ -21,6 +22,7 @@ export const FIELDS = {
   ...NETWORK_FIELDS,
   ...CLOUD_INIT_FIELDS,
   ...FIRMWARE_FIELDS,
+  ...DEVICE_FIELDS,
   ...LIFECYCLE_FIELDS,
   ...SETTINGS_FIELDS,
 } as const;

@@ -1,0 +1,32 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Simulator } from "../../../simulator/index.js";
+import { startWithClonedVm, type TestClient } from "../support/client.js";
+
+let sim: Simulator;
+let api: TestClient;
+
+beforeEach(async () => {
+  ({ sim, api } = await startWithClonedVm());
+});
+afterEach(async () => {
+  await api.close();
+  await sim.close();
+});
+
+const put = (params: Record<string, string | number>) => api.putConfig("pve1", 100, params);
+
+describe("routes/device-formats", () => {
+  it("accepts a watchdog in either spelling of its model, and stores it as written", async () => {
+    expect((await put({ watchdog: "i6300esb,action=reset" })).status).toBe(200);
+    expect(await api.vmConfig("pve1", 100)).toMatchObject({ watchdog: "i6300esb,action=reset" });
+    expect((await put({ watchdog: "model=ib700" })).status).toBe(200);
+  });
+
+  it("refuses a watchdog model or action PVE's format does not list", async () => {
+    const res = await put({ watchdog: "model=i6300,action=reboot" });
+    expect([res.status, res.statusText]).toEqual([400, "Parameter verification failed."]);
+    expect(String((res.body?.["errors"] as Record<string, string>)["watchdog"])).toMatch(
+      /^invalid format - format error\nwatchdog\.action: .*\nwatchdog\.model: /,
+    );
+  });
+});
