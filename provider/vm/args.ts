@@ -106,6 +106,12 @@ export interface ProxmoxVmArgs {
    * does `action`. A running VM takes a change at its next reboot.
    */
   readonly watchdog?: pulumi.Input<ArgOf<"watchdog">>;
+  /**
+   * A VirtIO random number generator fed from the host's `source`, at most `maxBytes` per
+   * `periodMs` (PVE's defaults 1024 per 1000 ms; `maxBytes: 0` lifts the limit). A running VM takes
+   * a change at its next reboot.
+   */
+  readonly rng?: pulumi.Input<ArgOf<"rng">>;
   /** Whether the VM runs (default true). */
   readonly started?: pulumi.Input<ArgOf<"started">>;
   /** Compared the way PVE stores them: lower-case, sorted, unique. */

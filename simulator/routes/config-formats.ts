@@ -4,7 +4,7 @@ import {
   type PropertyFormat,
   type SubKey,
 } from "../http/property-string.js";
-import { WATCHDOG } from "./device-formats.js";
+import { RNG, WATCHDOG } from "./device-formats.js";
 
 /**
  * PVE 8.4's property-string formats for the VM config keys (`scsi0: local-lvm:32,ssd=1`), checked
@@ -331,6 +331,7 @@ const FORMATS: readonly [RegExp, PropertyFormat, FormatValidator?][] = [
   [/^vga$/, VGA],
   [/^boot$/, BOOT],
   [/^watchdog$/, WATCHDOG],
+  [/^rng0$/, RNG],
 ];
 
 /** The format check of a config key's value: why it is bad, or undefined when valid. */

@@ -82,6 +82,7 @@ export const CONFIG_KEYS: ParamSchema = {
     ],
   },
   protection: bool,
+  rng0: formatted("rng0"),
   scsihw: {
     type: "string",
     optional: true,

@@ -20,3 +20,17 @@ export const WATCHDOG: PropertyFormat = {
     enum: ["reset", "shutdown", "poweroff", "pause", "debug", "none"],
   },
 };
+
+/**
+ * `pve-qm-rng` (`$rng_fmt`, PVE/QemuServer/RNG.pm): `[source=]<file>[,max_bytes=N][,period=N]`,
+ * each an integer with no bound in the format (PVE's defaults 1024 bytes per 1000 ms).
+ */
+export const RNG: PropertyFormat = {
+  source: {
+    type: "string",
+    defaultKey: true,
+    enum: ["/dev/urandom", "/dev/random", "/dev/hwrng"],
+  },
+  max_bytes: { type: "integer", optional: true },
+  period: { type: "integer", optional: true },
+};

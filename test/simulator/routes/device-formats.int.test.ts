@@ -30,3 +30,21 @@ describe("routes/device-formats", () => {
     );
   });
 });
+
+describe("routes/device-formats: rng0", () => {
+  it("accepts each source PVE offers, with or without its limits", async () => {
+    expect((await put({ rng0: "source=/dev/urandom,max_bytes=1024,period=1000" })).status).toBe(
+      200,
+    );
+    expect((await put({ rng0: "/dev/hwrng" })).status).toBe(200);
+    expect(await api.vmConfig("pve1", 100)).toMatchObject({ rng0: "/dev/hwrng" });
+  });
+
+  it("refuses a source PVE's format does not list, and a limit that is not an integer", async () => {
+    const res = await put({ rng0: "source=/dev/zero,max_bytes=lots" });
+    expect([res.status, res.statusText]).toEqual([400, "Parameter verification failed."]);
+    expect(String((res.body?.["errors"] as Record<string, string>)["rng0"])).toMatch(
+      /^invalid format - format error\nrng0\.max_bytes: .*\nrng0\.source: /,
+    );
+  });
+});

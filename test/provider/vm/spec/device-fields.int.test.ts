@@ -65,4 +65,23 @@ describe("the device inputs", () => {
     expect(updated).toMatchObject({ watchdog: { model: "ib700" }, pendingChanges: [] });
     await deleteVm(ctx, updated);
   });
+
+  it("creates the VM with an RNG beside the watchdog, and reboots to apply a new source", async () => {
+    const devices = {
+      watchdog: { model: "ib700" },
+      rng: { source: "/dev/urandom", maxBytes: 2048 },
+    };
+    const state = await createVm(ctx, resolve(devices));
+    expect(sim.model.vms.get(state.vmid)?.config["rng0"]).toBe(
+      "source=/dev/urandom,max_bytes=2048",
+    );
+    expect((await readVm(ctx, state))?.rng).toEqual({ source: "/dev/urandom", maxBytes: 2048 });
+
+    const rng = { source: "/dev/random", maxBytes: 2048 };
+    const updated = await updateVm(ctx, state, resolve({ ...devices, rng }));
+
+    expect(progress).toContain(`VM ${state.vmid} on pve1: rebooting to apply rng0`);
+    expect(updated).toMatchObject({ rng, pendingChanges: [] });
+    await deleteVm(ctx, updated);
+  });
 });

@@ -64,3 +64,37 @@ describe("watchdog", () => {
     ).toEqual(["watchdog"]);
   });
 });
+
+describe("rng", () => {
+  it("is refused by check with a source PVE does not offer or a negative limit, naming it", () => {
+    const failures = checkVm({}, { ...base, rng: { source: "/dev/zero", maxBytes: -1 } }).failures;
+    expect(failures.map((f) => f.property).sort()).toEqual(["rng.maxBytes", "rng.source"]);
+  });
+
+  it("writes PVE's rng0 with only the limits the program sets", () => {
+    expect(configChanges({}, checked({ rng: { source: "/dev/urandom" } }), seen)).toMatchObject({
+      rng0: "source=/dev/urandom",
+    });
+    const limited = checked({ rng: { source: "/dev/hwrng", maxBytes: 0, periodMs: 500 } });
+    expect(configChanges({}, limited, seen)).toMatchObject({
+      rng0: "source=/dev/hwrng,max_bytes=0,period=500",
+    });
+  });
+
+  it("reads PVE's bare source spelling back in the input's terms", () => {
+    const inputs = checked({ rng: { source: "/dev/random", maxBytes: 2048 } });
+    const config = { rng0: "/dev/random,max_bytes=2048,period=1000" };
+    expect(configChanges(config, inputs, seen)).not.toHaveProperty("rng0");
+    expect(observedInputs({ config, ...running }, undefined, inputs)["rng"]).toEqual({
+      source: "/dev/random",
+      maxBytes: 2048,
+    });
+  });
+
+  it("is changed in place, and a running VM takes it at its next reboot", () => {
+    const olds = { ...checked({ rng: { source: "/dev/urandom" } }), vmid: 100 };
+    const news = checked({ rng: { source: "/dev/random" } });
+    expect(diffVm(olds, news)).toMatchObject({ changed: ["rng"], replaces: [] });
+    expect(waitingKeys(["rng0"], news, seen, { hotplug: "1" })).toEqual(["rng0"]);
+  });
+});
