@@ -16,9 +16,8 @@ import { HttpProxmoxApi } from "./api/http-api";
 import { retryingApi } from "./api/retrying-api";
 import { tracedApi } from "./api/traced-api";
 import { parseConnectionConfig } from "./config";
-import type { ListingAge, OperationContext } from "./context";
+import { operationContext, type ListingAge, type OperationContext } from "./context";
 import { engineSignal } from "../glue/engine-watch";
-import { operationContext } from "./operation-context";
 
 /** The stack config as the provider host hands it to `configure`. */
 export interface ConfigReader {

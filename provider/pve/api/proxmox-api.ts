@@ -5,7 +5,7 @@
  *
  * Every method either resolves with a zod-checked value or rejects with a
  * {@link PermanentError} / {@link TransientError} carrying a stable `code`. Async PVE calls
- * resolve with the task's UPID; waiting for it is `tasks.ts`'s job, not the seam's.
+ * resolve with the task's UPID; waiting for it is `tasks/task-wait.ts`'s job, not the seam's.
  */
 
 /** A worker task id, e.g. `UPID:pve1:0021B19E:02328820:67CC7B42:qmclone:100:root@pam!ci:`. */

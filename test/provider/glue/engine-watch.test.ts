@@ -1,7 +1,11 @@
 import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { watchEngine, type WatchedProcess, type WatchTimers } from "../../../provider/glue/engine-watch";
+import {
+  watchEngine,
+  type WatchedProcess,
+  type WatchTimers,
+} from "../../../provider/glue/engine-watch";
 import { isProxmoxError } from "../../../provider/pve/errors";
 
 /** Timers driven by hand: `advance` runs every interval tick and due timeout. */

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ProxmoxApi } from "../../../provider/pve/api/proxmox-api.js";
-import { operationContext } from "../../../provider/pve/operation-context.js";
+import { operationContext } from "../../../provider/pve/context.js";
 
 afterEach(() => void vi.useRealTimers());
 
-describe("operation-context", () => {
+describe("operationContext", () => {
   it("says a create waits for a heavy-task slot, every 15 s how long, and how long it waited", async () => {
     vi.useFakeTimers();
     const lines: string[] = [];

@@ -2,8 +2,17 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
-import { guestVms, importedImages, proxmoxStack, templateVms } from "../../e2e/support/proxmox-stack";
-import { IMPORT_STORAGES, serveImages, type ImageServer } from "../../simulator/support/image-server";
+import {
+  guestVms,
+  importedImages,
+  proxmoxStack,
+  templateVms,
+} from "../../e2e/support/proxmox-stack";
+import {
+  IMPORT_STORAGES,
+  serveImages,
+  type ImageServer,
+} from "../../simulator/support/image-server";
 
 const IMAGE = Buffer.alloc(256 * 1024, 1);
 const NEXT_IMAGE = Buffer.alloc(256 * 1024, 2);

@@ -7,7 +7,11 @@ import {
   sharedNodeListings,
   sharedNodeStorages,
 } from "../../../../provider/pve/api/coalesced-api.js";
-import type { ClusterVm, NodeStorage, ProxmoxApi } from "../../../../provider/pve/api/proxmox-api.js";
+import type {
+  ClusterVm,
+  NodeStorage,
+  ProxmoxApi,
+} from "../../../../provider/pve/api/proxmox-api.js";
 import { PermanentError } from "../../../../provider/pve/errors.js";
 
 const row = (vmid: number): ClusterVm => ({ vmid, node: "pve1", type: "qemu", status: "running" });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { NodeTaskPoller, TASK_LIST_LIMIT } from "../../../../provider/pve/tasks/node-task-poller.js";
+import {
+  NodeTaskPoller,
+  TASK_LIST_LIMIT,
+} from "../../../../provider/pve/tasks/node-task-poller.js";
 import type { NodeTask, NodeTaskQuery } from "../../../../provider/pve/api/proxmox-api.js";
 import { PermanentError, TransientError } from "../../../../provider/pve/errors.js";
 

@@ -1,4 +1,8 @@
-import type { ProxmoxApi, TaskLogLine, TaskStatus } from "../../../../provider/pve/api/proxmox-api.js";
+import type {
+  ProxmoxApi,
+  TaskLogLine,
+  TaskStatus,
+} from "../../../../provider/pve/api/proxmox-api.js";
 
 /** A scripted task: running until `doneAt` (on the fake clock), then `exitstatus`. */
 export interface ScriptedTask {

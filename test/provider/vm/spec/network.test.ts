@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { validateCloudInit } from "../../../../provider/vm/seed/seed-inputs";
 import { renderSeedDocuments } from "../../../../provider/vm/seed/nocloud";
-import { networkSchema, networksSchema, nicsOf, seedNicsOf } from "../../../../provider/vm/spec/network";
+import {
+  networkSchema,
+  networksSchema,
+  nicsOf,
+  seedNicsOf,
+} from "../../../../provider/vm/spec/network";
 import { netConvert } from "../seed/iso-readers";
 
 const MACS = ["BC:24:11:00:00:01", "BC:24:11:00:00:02"];

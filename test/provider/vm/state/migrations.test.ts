@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { migrateVmState, versionOf, VM_STATE_VERSION } from "../../../../provider/vm/state/migrations";
+import {
+  migrateVmState,
+  versionOf,
+  VM_STATE_VERSION,
+} from "../../../../provider/vm/state/migrations";
 import { capturedOutputs } from "./released-states";
 
 describe("migrateVmState", () => {
