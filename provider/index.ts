@@ -12,9 +12,9 @@ export {
   type DiskArgs,
   type NetworkArgs,
   type ProxmoxVmArgs,
-} from "./resource";
-export { CloudImageTemplate, type CloudImageTemplateArgs } from "./template-resource";
-export { Provider, type ProviderArgs } from "./provider-resource";
+} from "./vm/resource";
+export { CloudImageTemplate, type CloudImageTemplateArgs } from "./template/resource";
+export { Provider, type ProviderArgs } from "./glue/provider-resource";
 export {
   ERROR_CODES,
   PermanentError,
@@ -26,4 +26,4 @@ export {
   isTransient,
   type ErrorCode,
   type ErrorContext,
-} from "./errors";
+} from "./pve/errors";
