@@ -62,6 +62,8 @@ export interface ErrorContext {
    * branch on a code instead of reading the text.
    */
   readonly taskErrorCode?: ErrorCode | undefined;
+  /** For TASK_FAILED: the bridge a start could not plug a NIC into (the node lacks it). */
+  readonly missingBridge?: string | undefined;
 }
 
 const BRAND = Symbol.for("pulumi-proxmox.error");

@@ -46,8 +46,16 @@ export function context(): Promise<OperationContext> {
   return ready;
 }
 
+/**
+ * check, then — when the inputs pass and name a new node or new bridges — each NIC's bridge
+ * looked up on the node (operations/bridges.ts), so a preview refuses a bridge PVE would only
+ * refuse at the VM's start.
+ */
 export async function check(olds: Props, news: Props) {
-  return checkVm(olds, news);
+  const result = checkVm(olds, news);
+  if (result.failures.length > 0) return result;
+  const { bridgeFailures } = await import("./operations/bridges.js");
+  return { ...result, failures: await bridgeFailures(context, olds, result.inputs) };
 }
 
 export async function diff(_id: string, olds: Props, news: Props) {

@@ -484,8 +484,8 @@ describe("classify", () => {
     expect(error).toMatchObject({ code: "SERVER", transient: false });
     expect(error.message).toBe(
       "PUT /nodes/pve1/qemu/100/config (VM 100 on node pve1) failed on the server (501 unable to " +
-        "parse value of 'net0' - format error). Retrying the same request will not help; fix the " +
-        "cause PVE names.",
+        "parse value of 'net0' - format error)." +
+        NEXT_UP,
     );
   });
 
@@ -500,7 +500,7 @@ describe("classify", () => {
     expect(error).toMatchObject({ code: "LOCKED", transient: true });
   });
 
-  it("makes an unmatched 500 a permanent SERVER error", () => {
+  it("makes an unmatched 500 a permanent SERVER error that says what the next up does", () => {
     const error = classify(
       "POST",
       "/nodes/pve1/qemu/100/status/reboot",
@@ -511,10 +511,30 @@ describe("classify", () => {
     expect(isTransient(error)).toBe(false);
     expect(error.message).toBe(
       "POST /nodes/pve1/qemu/100/status/reboot (VM 100 on node pve1) failed on the server " +
-        "(500 VM 100 not running). Retrying the same request will not help; fix the cause PVE names.",
+        "(500 VM 100 not running)." +
+        NEXT_UP,
     );
   });
+
+  it("tells of a 500 on the seed upload that the next up uploads it again", () => {
+    const error = classify(
+      "POST",
+      "/nodes/pve2/storage/local/upload",
+      500,
+      "error writing file: No space left on device",
+      undefined,
+    );
+    expect(error).toMatchObject({ code: "SERVER", transient: false });
+    expect(error.message).not.toMatch(/will not help|cannot succeed/);
+    expect(error.message).toContain("The next `pulumi up` sends it again");
+  });
 });
+
+/** What a permanent SERVER error says about the next run. */
+const NEXT_UP =
+  " Not retried in this run: PVE gave up on the request, and the same request usually fails " +
+  "the same way. The next `pulumi up` sends it again and carries on from there (what this run " +
+  "finished is kept): fix what PVE names first; if the cause has passed, that `up` completes.";
 
 describe("classifyTaskFailure", () => {
   const upid = "UPID:pve1:0021B19E:02328820:67CC7B42:qmdestroy:100:root@pam!ci:";
@@ -567,6 +587,21 @@ describe("classifyTaskFailure", () => {
       expect(error.context.taskErrorCode).toBe(code);
     },
   );
+
+  it("reports a start that failed on a missing bridge as the VM's network, not its guest", () => {
+    // pve-common PVE/Network.pm $read_bridge_mtu, logged by qemu-server's pve-bridge script.
+    const start = "UPID:pve1:0021B19E:02328820:67CC7B42:qmstart:105:root@pam!ci:";
+    const error = classifyTaskFailure("pve1", start, "start failed: QEMU exited with code 1", [
+      "bridge 'vmbr9' does not exist",
+      "kvm: -netdev type=tap,id=net1,ifname=tap105i1,…: network script … failed with status 512",
+      "TASK ERROR: start failed: QEMU exited with code 1",
+    ]);
+    expect(error.context).toMatchObject({ taskErrorCode: "NOT_FOUND", missingBridge: "vmbr9" });
+    expect(error.message).toMatch(
+      /^PVE task qmstart for VM 105 on node pve1 failed: a NIC is on bridge vmbr9, which node pve1 does not have \(start failed: QEMU exited with code 1; UPID:.*\)\. The VM was not started: its network, not its guest, is the problem\./,
+    );
+    expect(error.message).toContain("the next `up` starts the VM");
+  });
 
   it("leaves taskErrorCode undefined for an unknown text and an empty UPID id", () => {
     const error = classifyTaskFailure(
