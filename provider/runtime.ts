@@ -50,16 +50,22 @@ export function context(): Promise<OperationContext> {
  * check, then — when the inputs pass and name a new node or new bridges — each NIC's bridge
  * looked up on the node (operations/bridges.ts), so a preview refuses a bridge PVE would only
  * refuse at the VM's start.
+ *
+ * The engine stores the inputs as the program wrote them, not as `check` resolves them: with the
+ * program run (`preview --refresh --run-program`, as `pulumi-proxmox drift` runs it), the engine
+ * compares the stored inputs with the program's own, and every default `check` filled in would
+ * read as removed (`refreshing [diff: -agent,…]`). diff, create and update resolve them again.
  */
 export async function check(olds: Props, news: Props) {
   const result = checkVm(olds, news);
   if (result.failures.length > 0) return result;
   const { bridgeFailures } = await import("./operations/bridges.js");
-  return { ...result, failures: await bridgeFailures(context, olds, result.inputs) };
+  const before = Object.keys(olds).length === 0 ? olds : checkVm({}, olds).inputs;
+  return { inputs: { ...news }, failures: await bridgeFailures(context, before, result.inputs) };
 }
 
 export async function diff(_id: string, olds: Props, news: Props) {
-  const result = diffVm(olds, news);
+  const result = diffVm(olds, checkVm({}, news).inputs);
   return {
     changes: result.changes,
     replaces: result.replaces,
@@ -94,7 +100,7 @@ export async function remove(_id: string, props: Props): Promise<void> {
   await deleteVm(ctx, parseVmState(props));
 }
 
-/** Create and update get the inputs `check` returned: parsed, with defaults, all known. */
+/** Create and update get the stored inputs, resolved as `check` resolves them: all known. */
 function resolved(inputs: Props): ResolvedInputs {
   return checkVm({}, inputs).inputs as ResolvedInputs;
 }

@@ -15,12 +15,17 @@ import { parseTemplateState } from "./state";
 
 type Props = Record<string, unknown>;
 
+/**
+ * The engine stores the inputs as the program wrote them (see runtime.ts `check`); diff and
+ * create resolve them with their defaults.
+ */
 export async function check(_olds: Props, news: Props) {
-  return checkTemplate(news);
+  const result = checkTemplate(news);
+  return result.failures.length > 0 ? result : { inputs: { ...news }, failures: [] };
 }
 
 export async function diff(_id: string, olds: Props, news: Props) {
-  return { ...diffTemplate(olds, news), deleteBeforeReplace: false };
+  return { ...diffTemplate(olds, checkTemplate(news).inputs), deleteBeforeReplace: false };
 }
 
 export async function create(inputs: Props) {
