@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClient, startWithClonedVm, type TestClient } from "../support/client.js";
+import {
+  data,
+  startWithClient,
+  startWithClonedVm,
+  type TestClient,
+  until,
+} from "../support/client.js";
 
 let sim: Simulator;
 let api: TestClient;
@@ -62,11 +68,13 @@ describe("routes/qemu-power", () => {
     const notRunning = await api.call("POST", "/nodes/pve1/qemu/9000/status/reboot");
     expect(notRunning.statusText).toBe("VM 9000 not running");
     expect((await post("/100/status/reboot"))["exitstatus"]).toBe("OK");
-    await new Promise((r) => setTimeout(r, 100));
-    const starts = [...sim.model.tasks.values()].filter(
-      (t) => t.type === "qmstart" && t.id === "100",
+    const starts = () =>
+      [...sim.model.tasks.values()].filter((t) => t.type === "qmstart" && t.id === "100");
+    await until(
+      () => starts().length === 2 && starts().every((t) => t.status === "stopped"),
+      "the start after the reboot",
     );
-    expect(starts.map((t) => t.user)).toEqual(["root@pam!ci", "root@pam"]);
+    expect(starts().map((t) => t.user)).toEqual(["root@pam!ci", "root@pam"]);
     expect(sim.model.vms.get(100)?.status).toBe("running");
   });
 
@@ -95,12 +103,14 @@ describe("routes/qemu-power", () => {
   });
 
   it("shows the zombie 'lock: destroyed' config while a destroy runs", async () => {
-    const slow = await startWithClient({ taskDurationsMs: { qmdestroy: 400 } });
+    // The zombie config lasts the second half of the destroy: 2 s, far above scheduling noise.
+    const slow = await startWithClient({ taskDurationsMs: { qmdestroy: 4000 } });
     const upid = String(data(await slow.api.call("DELETE", "/nodes/pve2/qemu/9001")));
-    await new Promise((r) => setTimeout(r, 280));
-    expect(data(await slow.api.get("/nodes/pve2/qemu/9001/config"))).toMatchObject({
-      lock: "destroyed",
-    });
+    const config = async () =>
+      data(await slow.api.get("/nodes/pve2/qemu/9001/config")) as Record<string, unknown>;
+    await until(async () => (await config())["lock"] === "destroyed", "the zombie config");
+    expect(await config()).toMatchObject({ lock: "destroyed" });
+    expect(slow.sim.model.tasks.get(upid)?.status).toBe("running");
     await slow.api.waitTask("pve2", upid);
     expect((await slow.api.get("/nodes/pve2/qemu/9001/config")).status).toBe(500);
     await slow.api.close();
