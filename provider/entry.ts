@@ -10,6 +10,8 @@ import { DEFAULTS } from "./spec/derive";
 import { FIELDS, type FieldName } from "./spec/fields";
 
 export { RESUME_ENV } from "./operations/resume-list";
+/** How every message names a VM (`VM 13695 on pve1`): the CLI uses the same form. */
+export { vmLabel } from "./errors";
 
 /** A VM the CLI found by its mark: its VMID, the identity and name the mark and VM carry. */
 export interface VmToDelete {

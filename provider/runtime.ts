@@ -16,6 +16,7 @@
  */
 import type { ConfigReader } from "./connection-context";
 import type { OperationContext } from "./context";
+import { forEngine } from "./check-failure";
 import { checkVm } from "./operations/check";
 import { diffVm } from "./operations/diff";
 import { readVm } from "./operations/read";
@@ -58,10 +59,11 @@ export function context(): Promise<OperationContext> {
  */
 export async function check(olds: Props, news: Props) {
   const result = checkVm(olds, news);
-  if (result.failures.length > 0) return result;
+  if (result.failures.length > 0) return { ...result, failures: forEngine(result.failures) };
   const { bridgeFailures } = await import("./operations/bridges.js");
   const before = Object.keys(olds).length === 0 ? olds : checkVm({}, olds).inputs;
-  return { inputs: { ...news }, failures: await bridgeFailures(context, before, result.inputs) };
+  const failures = await bridgeFailures(context, before, result.inputs);
+  return { inputs: { ...news }, failures: forEngine(failures) };
 }
 
 export async function diff(_id: string, olds: Props, news: Props) {

@@ -2,6 +2,7 @@ import {
   PermanentError,
   TransientError,
   missingPool,
+  vmLabel,
   type ErrorCode,
   type ErrorContext,
 } from "../errors.js";
@@ -428,7 +429,7 @@ export function classifyTaskFailure(
   };
   const type = typeOfUpid(upid) ?? "task";
   const where =
-    context.vmid === undefined ? `on node ${node}` : `for VM ${context.vmid} on node ${node}`;
+    context.vmid === undefined ? `on node ${node}` : `for ${vmLabel({ vmid: context.vmid, node })}`;
   const tail = logTail.length > 0 ? `\nLast lines of the task log:\n  ${logTail.join("\n  ")}` : "";
   if (missingBridge !== undefined) {
     return new PermanentError(

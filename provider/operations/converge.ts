@@ -7,7 +7,7 @@
 import type { GuestInterface, VmConfig, VmPendingConfig } from "../api/proxmox-api";
 import type { OperationContext } from "../context";
 import { pollUntil, proportional } from "../poll";
-import { TransientError, aboutVm, hasCode, isProxmoxError } from "../errors";
+import { TransientError, aboutVm, hasCode, isProxmoxError, vmLabel } from "../errors";
 import { describe, markFor, readMark } from "../identity";
 import {
   configDeletes,
@@ -381,7 +381,7 @@ async function waitForAddress(
     timedOut: () =>
       new TransientError(
         "TIMEOUT",
-        `VM ${vm.vmid} on node ${vm.node}: the guest agent reported no IPv4 address on the ` +
+        `${vmLabel(vm)}: the guest agent reported no IPv4 address on the ` +
           `VM's NIC (${mac ?? "no net0 MAC"}) within ` +
           `${Math.round(budgetMs / 1000)} s. Check that the template boots with cloud-init and that ` +
           "qemu-guest-agent starts, or set waitForIp: false.",
@@ -430,10 +430,10 @@ async function moveBackIfMoved(
     const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, {
       set: { ide2: "none,media=cdrom" },
     });
-    if (upid) await ctx.waitForTask(vm.node, upid, { budgetMs, step: `VM ${vm.vmid}: ejecting` });
+    if (upid) await ctx.waitForTask(vm.node, upid, { budgetMs, step: `${vmLabel(vm)}: ejecting` });
   }
   const online = status.status === "running";
-  const step = `VM ${vm.vmid}: moving back from ${vm.node} to ${desired.node}${online ? " (live)" : ""}`;
+  const step = `${vmLabel(vm)}: moving back from ${vm.node} to ${desired.node}${online ? " (live)" : ""}`;
   ctx.progress(step);
   // A migration copies from this node, as the clone's migration does: one heavy task slot there.
   await ctx.withHeavyTaskSlot(vm.node, step, async () => {

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { forEngine } from "../check-failure";
 import { context, providerOf, wire } from "../runtime";
 import { createTemplate } from "./create";
 import { deleteTemplate } from "./delete";
@@ -21,7 +22,9 @@ type Props = Record<string, unknown>;
  */
 export async function check(_olds: Props, news: Props) {
   const result = checkTemplate(news);
-  return result.failures.length > 0 ? result : { inputs: { ...news }, failures: [] };
+  return result.failures.length > 0
+    ? { ...result, failures: forEngine(result.failures) }
+    : { inputs: { ...news }, failures: [] };
 }
 
 export async function diff(_id: string, olds: Props, news: Props) {

@@ -288,7 +288,7 @@ describe("classify", () => {
       "Configuration file 'nodes/pve-root/qemu-server/999.conf' does not exist",
     );
     expect(error.message).toBe(
-      "GET /nodes/pve-root/qemu/999/status/current: VM 999 on node pve-root does not exist " +
+      "GET /nodes/pve-root/qemu/999/status/current: VM 999 on pve-root does not exist " +
         "(Configuration file 'nodes/pve-root/qemu-server/999.conf' does not exist). It was " +
         "deleted or moved outside Pulumi; `pulumi refresh` updates the state.",
     );
@@ -304,7 +304,7 @@ describe("classify", () => {
     );
     expect(error.context).toMatchObject({ node: "pve1", vmid: 100, lock: "backup" });
     expect(error.message).toBe(
-      "POST /nodes/pve1/qemu/100/config: VM 100 on node pve1 is locked (backup) by another " +
+      "POST /nodes/pve1/qemu/100/config: VM 100 on pve1 is locked (backup) by another " +
         "operation. It is retried until the budget runs out; if no task holds the lock, clear " +
         "it on the node with `qm unlock 100`.",
     );
@@ -332,7 +332,7 @@ describe("classify", () => {
     );
     expect(error.context).toMatchObject({ aclPath: "/vms/100", privilege: "VM.Clone" });
     expect(error.message).toBe(
-      "POST /nodes/pve1/qemu/100/clone (VM 100 on node pve1) was denied: the API token lacks " +
+      "POST /nodes/pve1/qemu/100/clone (VM 100 on pve1) was denied: the API token lacks " +
         "VM.Clone on /vms/100. Grant a role with it on /vms/100 (pveum acl modify /vms/100 " +
         "--tokens <token-id> --roles <role>); a token with privilege separation needs the ACL " +
         "on the token itself.",
@@ -407,7 +407,7 @@ describe("classify", () => {
       name: "invalid format - value does not look like a valid DNS name",
     });
     expect(error.message).toBe(
-      "POST /nodes/pve1/qemu/100/clone (VM 100 on node pve1) was rejected: name: invalid " +
+      "POST /nodes/pve1/qemu/100/clone (VM 100 on pve1) was rejected: name: invalid " +
         "format - value does not look like a valid DNS name. Fix the named inputs; retrying " +
         "the same request cannot succeed.",
     );
@@ -483,7 +483,7 @@ describe("classify", () => {
     );
     expect(error).toMatchObject({ code: "SERVER", transient: false });
     expect(error.message).toBe(
-      "PUT /nodes/pve1/qemu/100/config (VM 100 on node pve1) failed on the server (501 unable to " +
+      "PUT /nodes/pve1/qemu/100/config (VM 100 on pve1) failed on the server (501 unable to " +
         "parse value of 'net0' - format error)." +
         NEXT_UP,
     );
@@ -510,7 +510,7 @@ describe("classify", () => {
     );
     expect(isTransient(error)).toBe(false);
     expect(error.message).toBe(
-      "POST /nodes/pve1/qemu/100/status/reboot (VM 100 on node pve1) failed on the server " +
+      "POST /nodes/pve1/qemu/100/status/reboot (VM 100 on pve1) failed on the server " +
         "(500 VM 100 not running)." +
         NEXT_UP,
     );
@@ -554,7 +554,7 @@ describe("classifyTaskFailure", () => {
       taskLogTail: ["trying to acquire lock...", "TASK ERROR: VM is locked (clone)"],
     });
     expect(error.message).toBe(
-      `PVE task qmdestroy for VM 100 on node pve1 failed: VM is locked (clone) (${upid}). See ` +
+      `PVE task qmdestroy for VM 100 on pve1 failed: VM is locked (clone) (${upid}). See ` +
         "the task log in the PVE UI (node pve1, Tasks).\nLast lines of the task log:\n  " +
         "trying to acquire lock...\n  TASK ERROR: VM is locked (clone)",
     );
@@ -598,7 +598,7 @@ describe("classifyTaskFailure", () => {
     ]);
     expect(error.context).toMatchObject({ taskErrorCode: "NOT_FOUND", missingBridge: "vmbr9" });
     expect(error.message).toMatch(
-      /^PVE task qmstart for VM 105 on node pve1 failed: a NIC is on bridge vmbr9, which node pve1 does not have \(start failed: QEMU exited with code 1; UPID:.*\)\. The VM was not started: its network, not its guest, is the problem\./,
+      /^PVE task qmstart for VM 105 on pve1 failed: a NIC is on bridge vmbr9, which node pve1 does not have \(start failed: QEMU exited with code 1; UPID:.*\)\. The VM was not started: its network, not its guest, is the problem\./,
     );
     expect(error.message).toContain("the next `up` starts the VM");
   });

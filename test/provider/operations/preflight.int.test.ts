@@ -157,7 +157,7 @@ describe("preflight against the simulator", () => {
     ).rejects.toMatchObject({
       code: "INVALID_PARAM",
       message:
-        `template: VM ${vm.vmid} on node pve1 is not a template; convert it with ` +
+        `template: VM ${vm.vmid} on pve1 is not a template; convert it with ` +
         "`qm template <vmid>` or choose a template.",
     });
     expect(writes()).toEqual([]);
