@@ -3,7 +3,7 @@
  * flags of doctor and sweep, and the output streams every subcommand writes to.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { parseConnectionConfig, type ConnectionConfig } from "../provider/config";
+import { parseConnectionConfig, type ConnectionConfig } from "../provider/pve/config";
 import { UsageError } from "./report";
 
 /** Where a subcommand writes: stdout for results and progress, stderr for problems. */
@@ -50,7 +50,7 @@ export const CONNECTION_FLAGS = {
   insecure: { type: "boolean" },
 } as const satisfies Options;
 
-/** Flags first, then the PROXMOX_VE_* environment (provider/config.ts). */
+/** Flags first, then the PROXMOX_VE_* environment (provider/pve/config.ts). */
 export function connectionFrom(
   values: { endpoint?: string; "api-token-file"?: string; "ca-cert"?: string; insecure?: boolean },
   env: Readonly<Record<string, string | undefined>> = process.env,

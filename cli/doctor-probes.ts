@@ -4,9 +4,9 @@
  */
 import * as http from "node:http";
 import * as https from "node:https";
-import type { NodeStorage, ProxmoxApi, VmConfig } from "../provider/api/proxmox-api";
-import type { ConnectionConfig } from "../provider/config";
-import { hasCode } from "../provider/errors";
+import type { NodeStorage, ProxmoxApi, VmConfig } from "../provider/pve/api/proxmox-api";
+import type { ConnectionConfig } from "../provider/pve/config";
+import { hasCode } from "../provider/pve/errors";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 

@@ -4,13 +4,13 @@
  * storages on each target node, the nodes, and the clock; prints a table and the minimal role.
  * Read-only: it creates nothing on the cluster.
  */
-import { HttpProxmoxApi } from "../provider/api/http-api";
-import type { Permissions, ProxmoxApi } from "../provider/api/proxmox-api";
-import type { ConnectionConfig } from "../provider/config";
-import { hasCode } from "../provider/errors";
+import { HttpProxmoxApi } from "../provider/pve/api/http-api";
+import type { Permissions, ProxmoxApi } from "../provider/pve/api/proxmox-api";
+import type { ConnectionConfig } from "../provider/pve/config";
+import { hasCode } from "../provider/pve/errors";
 import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
 import { IMPORT_MIN_RELEASE, importsDiskImages } from "../provider/template/preflight";
-import { TEMPLATE_STORAGE_DEFAULTS } from "../provider/template/inputs";
+import { TEMPLATE_STORAGE_DEFAULTS } from "../provider/template/template-inputs";
 import { requirements, roleCommands, satisfied, type Requirement } from "./doctor-privileges";
 import {
   checkClock,

@@ -5,7 +5,7 @@
  * `pulumi destroy` does not delete such a VM, and the next `pulumi up` refuses it (CONFLICT),
  * so `drift`, `up` and `destroy` look for them first.
  */
-import { parseConnectionConfig, type ConnectionConfig } from "../provider/config";
+import { parseConnectionConfig, type ConnectionConfig } from "../provider/pve/config";
 import type { PulumiStack } from "./automation";
 import { pendingCreateIdentitiesIn, VM_TYPE, type Deployment } from "./sweep-owners";
 

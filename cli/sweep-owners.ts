@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import { identityOfInputs } from "../provider/entry";
 import { selectStack, type StackSelection } from "./automation";
-import { checkTemplate, type TemplateInputs } from "../provider/template/inputs";
+import { checkTemplate, type TemplateInputs } from "../provider/template/template-inputs";
 import { planOf } from "../provider/template/mark";
 
 export const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";

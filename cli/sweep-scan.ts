@@ -4,10 +4,10 @@
  * too (every VM's config read once, volumes of a content type on every node). Read-only.
  */
 import { readFileSync } from "node:fs";
-import type { ClusterVm, ProxmoxApi, VmConfig } from "../provider/api/proxmox-api";
-import { hasCode } from "../provider/errors";
-import { readMark } from "../provider/identity";
-import { parseSeedName } from "../provider/seed/seed-name";
+import type { ClusterVm, ProxmoxApi, VmConfig } from "../provider/pve/api/proxmox-api";
+import { hasCode } from "../provider/pve/errors";
+import { readMark } from "../provider/vm/identity";
+import { parseSeedName } from "../provider/vm/seed/seed-name";
 import { selectStack } from "./automation";
 import { identitiesIn, type OwnerSources } from "./sweep-owners";
 

@@ -4,7 +4,7 @@
  * conversion), and every image a template downloaded (`pp-tmpl-<identity>.<format>` as `import`
  * content). Read-only.
  */
-import type { ProxmoxApi } from "../provider/api/proxmox-api";
+import type { ProxmoxApi } from "../provider/pve/api/proxmox-api";
 import { imageIdentityOf, readTemplateMark } from "../provider/template/mark";
 import { findVolumes, type ScannedVm } from "./sweep-scan";
 

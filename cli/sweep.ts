@@ -6,14 +6,13 @@
  * seeds nothing references. A VM or template without the mark, or whose identity a given state
  * holds, is never touched.
  */
-import { HttpProxmoxApi } from "../provider/api/http-api";
-import { retryingApi } from "../provider/api/retrying-api";
-import type { ProxmoxApi } from "../provider/api/proxmox-api";
-import type { ConnectionConfig } from "../provider/config";
-import type { OperationContext } from "../provider/context";
-import { operationContext } from "../provider/operation-context";
+import { HttpProxmoxApi } from "../provider/pve/api/http-api";
+import { retryingApi } from "../provider/pve/api/retrying-api";
+import type { ProxmoxApi } from "../provider/pve/api/proxmox-api";
+import type { ConnectionConfig } from "../provider/pve/config";
+import { operationContext, type OperationContext } from "../provider/pve/context";
 import { deleteMarkedVm } from "../provider/entry";
-import { hasCode } from "../provider/errors";
+import { hasCode } from "../provider/pve/errors";
 import { deleteImage, deleteTemplate } from "../provider/template/delete";
 import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
 import type { StackSelection } from "./automation";

@@ -3,15 +3,15 @@
  * VM found by its mark, a stored input set. The CLI calls these instead of building state objects
  * of its own, so a change of the state or of the spec cannot leave the CLI behind.
  */
-import type { OperationContext } from "./context";
-import { identityOf } from "./identity";
-import { deleteVm } from "./operations/delete";
-import { DEFAULTS } from "./spec/derive";
-import { FIELDS, type FieldName } from "./spec/fields";
+import type { OperationContext } from "./pve/context";
+import { identityOf } from "./vm/identity";
+import { deleteVm } from "./vm/operations/delete";
+import { DEFAULTS } from "./vm/spec/derive";
+import { FIELDS, type FieldName } from "./vm/spec/fields";
 
-export { RESUME_ENV } from "./operations/resume-list";
+export { RESUME_ENV } from "./vm/steps/resume-list";
 /** How every message names a VM (`VM 13695 on pve1`): the CLI uses the same form. */
-export { vmLabel } from "./errors";
+export { vmLabel } from "./pve/errors";
 
 /** A VM the CLI found by its mark: its VMID, the identity and name the mark and VM carry. */
 export interface VmToDelete {

@@ -13,6 +13,7 @@ import { nodeNetworkRoutes } from "./node-network.js";
 import { nodeStatusRoutes } from "./node-status.js";
 import { poolRoutes } from "./pools.js";
 import { qemuCloneRoutes } from "./qemu-clone.js";
+import { qemuCloudinitRoutes } from "./qemu-cloudinit.js";
 import { qemuConfigRoutes } from "./qemu-config.js";
 import { qemuCreateRoutes } from "./qemu-create.js";
 import { qemuDiskRoutes } from "./qemu-disk.js";
@@ -38,6 +39,7 @@ export function buildRouter(): Router<SimContext> {
     ...qemuConfigRoutes,
     ...qemuPowerRoutes,
     ...qemuCloneRoutes,
+    ...qemuCloudinitRoutes,
     ...qemuCreateRoutes,
     ...qemuTemplateRoutes,
     ...qemuDiskRoutes,
