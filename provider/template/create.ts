@@ -10,7 +10,7 @@ import type { OperationContext } from "../pve/context";
 import { describe, probeOrder } from "../vm/identity";
 import { isNameless } from "../vm/steps/find-own-vm";
 import type { VmConfig } from "../pve/api/proxmox-api";
-import { aboutVmOnce, hasCode, PermanentError, TransientError } from "../pve/errors";
+import { aboutVmOnce, hasCode, PermanentError, TransientError, vmLabel } from "../pve/errors";
 import { LOCK_POLL, pollUntil } from "../pve/poll";
 import { ensureImage } from "./download";
 import type { TemplateInputs } from "./template-inputs";
@@ -140,7 +140,7 @@ async function settledConfig(ctx: OperationContext, inputs: TemplateInputs, vmid
     timedOut: (waited) =>
       new TransientError(
         "TIMEOUT",
-        `VM ${vmid} on node ${inputs.node} is still locked by a create after ` +
+        `${vmLabel({ vmid, node: inputs.node })} is still locked by a create after ` +
           `${Math.round(waited / 1000)} s; its qmcreate task may still end: run \`pulumi up\` ` +
           "again once it has, or remove the VM if that task is gone.",
         { node: inputs.node, vmid },
@@ -148,7 +148,7 @@ async function settledConfig(ctx: OperationContext, inputs: TemplateInputs, vmid
     progressEveryMs: LOCK_POLL.progressEveryMs,
     progress: (waited) =>
       ctx.progress(
-        `VM ${vmid} on node ${inputs.node}: waiting for a create in progress to finish ` +
+        `${vmLabel({ vmid, node: inputs.node })}: waiting for a create in progress to finish ` +
           `(${Math.round(waited / 1000)} s)`,
       ),
   });

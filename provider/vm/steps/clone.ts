@@ -21,6 +21,7 @@ import {
   hasCode,
   aboutVm,
   isTransient,
+  vmLabel,
   type ProxmoxError,
 } from "../../pve/errors";
 import { readMark } from "../identity";
@@ -246,7 +247,7 @@ async function inspectTarget(
     timedOut: () =>
       new TransientError(
         "LOCKED",
-        `VM ${vmid} on node ${seen?.node ?? request.node} is still being cloned after ` +
+        `${vmLabel({ vmid, node: seen?.node ?? request.node })} is still being cloned after ` +
           `${Math.round(request.cloneBudgetMs / 1000)} s; it may be this resource's own clone. ` +
           "Run the update again once the clone task ends.",
         { node: seen?.node ?? request.node, vmid, lock: "clone" },

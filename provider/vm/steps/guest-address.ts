@@ -1,7 +1,7 @@
 /** The last wait of `converge`: the guest agent reporting an address on the VM's first NIC. */
 import type { GuestInterface } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
-import { TransientError, hasCode } from "../../pve/errors";
+import { TransientError, hasCode, vmLabel } from "../../pve/errors";
 import { pollUntil, proportional } from "../../pve/poll";
 import { ownAddresses } from "../state/guest-addresses";
 import type { VmLocation } from "./vm-location";
@@ -62,7 +62,7 @@ export async function waitForAddress(
     timedOut: () =>
       new TransientError(
         "TIMEOUT",
-        `VM ${vm.vmid} on node ${vm.node}: the guest agent reported no IPv4 address on the ` +
+        `${vmLabel(vm)}: the guest agent reported no IPv4 address on the ` +
           `VM's NIC (${mac ?? "no net0 MAC"}) within ` +
           `${Math.round(budgetMs / 1000)} s. Check that the template boots with cloud-init and that ` +
           "qemu-guest-agent starts, or set waitForIp: false.",

@@ -231,7 +231,7 @@ describe("CloudImageTemplate operations", () => {
     void first.catch(() => undefined);
     // The task may still end, so the next run may still carry on: never permanent.
     expect(second).toMatchObject({ code: "TIMEOUT", transient: true });
-    expect(second.message).toMatch(/^VM \d+ on node pve1 is still locked by a create after 2 s/);
+    expect(second.message).toMatch(/^VM \d+ on pve1 is still locked by a create after 2 s/);
     expect(lines).toContainEqual(expect.stringMatching(/waiting for a create in progress/));
   });
 
