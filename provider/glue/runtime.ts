@@ -16,7 +16,9 @@
  */
 import type { ConfigReader } from "../pve/connection";
 import type { OperationContext } from "../pve/context";
+import { containsUnknown } from "../inputs/unknown";
 import { checkVm } from "../vm/operations/check";
+import { adoptedVmid } from "../vm/operations/check-adopt";
 import { diffVm } from "../vm/operations/diff";
 import { readVm } from "../vm/operations/read";
 import type { ResolvedInputs } from "../vm/steps/resolved-inputs";
@@ -47,7 +49,21 @@ export function context(): Promise<OperationContext> {
 }
 
 export async function check(olds: Props, news: Props) {
-  return checkVm(olds, news);
+  const result = checkVm(olds, news);
+  // A new adoption reads the VM it takes over: the preview shows what `up` will write to it.
+  const vmid = adoptedVmid(result.inputs);
+  if (
+    result.failures.length === 0 &&
+    vmid !== undefined &&
+    adoptedVmid(olds) !== vmid &&
+    !containsUnknown(result.inputs)
+  ) {
+    const { previewAdoption } = await import("../vm/operations/preview-adoption.js");
+    const ctx = await context().catch(() => undefined);
+    const failure = ctx && (await previewAdoption(ctx, vmid, result.inputs as ResolvedInputs));
+    if (failure) result.failures.push(failure);
+  }
+  return result;
 }
 
 export async function diff(_id: string, olds: Props, news: Props) {

@@ -114,6 +114,9 @@ const timeoutsSchema = z.strictObject({
     .default(2 * 60_000),
 });
 
+/** `true`, or the VMID of an existing VM to take over (provider/vm/steps/adopt-vm.ts). */
+const adoptSchema = z.union([z.boolean(), z.strictObject({ vmid })]);
+
 const vmidRange = z
   .strictObject({ min: vmid, max: vmid })
   .refine((r) => r.max >= r.min, "max must not be below min");
@@ -238,10 +241,11 @@ export const FIELDS = {
     example: { valid: "pve2", invalid: "pve 1" },
   }),
   template: field({
-    doc: "The template to clone, by VMID or by name. Changing it replaces the VM.",
+    doc:
+      "The template to clone, by VMID or by name. Changing it replaces the VM. Required, except " +
+      "with `adopt: { vmid }`; an adopted VM needs it only for a change that replaces the VM.",
     docType: "number | string",
     schema: z.union([vmid, dnsName]),
-    required: true,
     mayBeUnknown: true,
     change: "replace",
     stored: z.union([z.string(), z.number()]),
@@ -723,15 +727,19 @@ export const FIELDS = {
     example: { valid: "accept", invalid: "ignore" },
   }),
   adopt: field({
-    doc: "Take over a complete VM that carries this resource's identity but is unknown to the stack.",
-    docType: "boolean",
-    schema: z.boolean(),
+    doc:
+      "`{ vmid }` takes over an existing VM this stack did not make (no clone): only the inputs " +
+      "the program sets are written, and its description keeps its text. `true` takes over a " +
+      "complete VM that carries this resource's identity but is unknown to the stack.",
+    docType: "boolean | { vmid: number }",
+    schema: adoptSchema,
     default: false,
     mayBeUnknown: false,
     change: "setting",
-    stored: z.boolean(),
+    // States written before `{ vmid }` existed hold a boolean.
+    stored: adoptSchema,
     readBack: { from: "input" },
-    example: { valid: true, invalid: "true" },
+    example: { valid: { vmid: 4321 }, invalid: { vmid: 42 } },
   }),
   timeouts: field({
     doc: "Budgets in milliseconds: the clone task, the guest agent's address, any other task.",

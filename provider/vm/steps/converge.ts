@@ -224,7 +224,7 @@ export async function converge(
  * `/pending`, the program's keys already waiting there (a change an earlier `up` left pending),
  * and a changed seed, which the guest reads at boot.
  */
-function rebootWaits(
+export function rebootWaits(
   known: VmPendingConfig,
   desired: ResolvedInputs,
   seen: Seen,
@@ -309,7 +309,7 @@ async function attachNewNics(
  * One config write and its task, reported as `doing`; a refusal names the VM, its node and the
  * keys with the inputs behind them (`net1 (networks[1])`), so the user knows what to fix.
  */
-async function writeConfig(
+export async function writeConfig(
   ctx: OperationContext,
   vm: VmLocation,
   doing: string,
@@ -327,7 +327,7 @@ async function writeConfig(
   }
 }
 
-async function powerTask(
+export async function powerTask(
   ctx: OperationContext,
   vm: VmLocation,
   step: string,
