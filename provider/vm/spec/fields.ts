@@ -248,7 +248,8 @@ export const FIELDS = {
     schema: z.union([vmid, dnsName]),
     mayBeUnknown: true,
     change: "replace",
-    stored: z.union([z.string(), z.number()]),
+    // An adopted VM may have none.
+    stored: z.union([z.string(), z.number()]).optional(),
     readBack: { from: "mark" },
     example: { valid: 9001, invalid: 99 },
   }),
@@ -394,7 +395,8 @@ export const FIELDS = {
     default: networkSchema.parse({}),
     mayBeUnknown: false,
     change: "hot",
-    stored: networkSchema,
+    // An adopted VM whose program sets no NIC has none.
+    stored: networkSchema.optional(),
     shorthandOf: "networks",
     config: {
       key: "net0",
@@ -685,7 +687,8 @@ export const FIELDS = {
     default: true,
     mayBeUnknown: true,
     change: "hot",
-    stored: z.boolean(),
+    // An adopted VM whose program does not set it has none.
+    stored: z.boolean().optional(),
     readBack: { from: "vm", read: ({ running }) => running },
     example: { valid: false, invalid: "yes" },
   }),
