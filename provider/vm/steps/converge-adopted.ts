@@ -10,13 +10,12 @@
 import type { VmPendingConfig } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
 import { keysWithInputs } from "../spec/apply";
-import { restartingDisks } from "../spec/disks";
-import { guestRunning } from "../state/vm-facts";
 import { adoptionWrite } from "./adopt-vm";
 import type { ConvergedVm } from "./converge";
-import { powerTask, rebootWaits, writeConfig } from "./converge";
+import { writeConfig, type ConvergeRun } from "./converge-run";
 import { planDisks, runDiskWork } from "./disk-step";
 import { ensurePool } from "./pool-step";
+import { ensurePower } from "./power-step";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
 import type { VmLocation } from "./vm-location";
 
@@ -27,12 +26,11 @@ export async function convergeAdopted(
   naming: Naming,
   options: { readonly known?: VmPendingConfig | undefined; readonly leftPool?: string | undefined },
 ): Promise<ConvergedVm> {
-  const budget = desired.timeouts.taskMs;
-  const label = `VM ${vm.vmid} on ${vm.node}`;
+  const run: ConvergeRun = { ctx, vm, desired, naming, budgetMs: desired.timeouts.taskMs };
   if (vm.node !== desired.node && desired.nodeDrift !== "accept") {
     ctx.warn(
-      `${label}: the program places it on ${desired.node}; an adopted VM is not moved back. ` +
-        `Migrate it there, or set nodeDrift: "accept".`,
+      `VM ${vm.vmid} on ${vm.node}: the program places it on ${desired.node}; an adopted VM is ` +
+        `not moved back. Migrate it there, or set nodeDrift: "accept".`,
     );
   }
   const known = options.known ?? (await ctx.api.vmPending(vm.node, vm.vmid));
@@ -47,50 +45,22 @@ export async function convergeAdopted(
       ...keysWithInputs(deleted, desired, seen).map((key) => `${key} (removed)`),
     ];
     const update = { set, ...(deleted.length > 0 ? { delete: deleted } : {}) };
-    await writeConfig(ctx, vm, `configuring ${keys.join(", ")}`, budget, () =>
+    await writeConfig(run, `configuring ${keys.join(", ")}`, () =>
       ctx.api.updateVmConfig(vm.node, vm.vmid, update),
     );
   }
-  await runDiskWork(ctx, vm, diskWork, budget);
+  await runDiskWork(ctx, vm, diskWork, run.budgetMs);
   await ensurePool(ctx, vm, desired.pool, options.leftPool);
-
-  const status = await ctx.api.vmStatus(vm.node, vm.vmid);
-  const running = guestRunning(status.status, status.qmpstatus);
-  const written = Object.keys(set).filter((key) => key !== "description");
-  const waiting = running
-    ? [
-        ...rebootWaits(known, desired, seen, written, false),
-        ...restartingDisks(config, set, deleted),
-      ]
-    : [];
-  if (desired.started === true && !running) {
-    await powerTask(ctx, vm, "starting", () => ctx.api.startVm(vm.node, vm.vmid), budget, {
-      haWaitFor: "running",
-    });
-  } else if (desired.started === false && running) {
-    await powerTask(
-      ctx,
-      vm,
-      "shutting down",
-      () => ctx.api.shutdownVm(vm.node, vm.vmid, 60),
-      budget,
-      {
-        haWaitFor: "stopped",
-      },
-    );
-  } else if (waiting.length > 0 && desired.rebootPolicy === "allow") {
-    await powerTask(
-      ctx,
-      vm,
-      `rebooting to apply ${waiting.join(", ")}`,
-      () => ctx.api.rebootVm(vm.node, vm.vmid),
-      budget,
-    );
-  } else if (waiting.length > 0) {
-    ctx.warn(
-      `${label}: ${waiting.join(", ")} wait for the next reboot (rebootPolicy is "never"); ` +
-        "they stay in pendingChanges and show as drift until the VM reboots.",
-    );
-  }
+  // `started` unset leaves the power state; a change that waits for a reboot gets one as
+  // `rebootPolicy` allows (an adopted VM has no seed of ours, so none is "previous").
+  await ensurePower(run, {
+    known,
+    seen,
+    written: { set, deleted },
+    previousSeed: undefined,
+    seedChanged: false,
+    justCloned: false,
+    adopted: true,
+  });
   return { ...vm, ...(desired.pool === undefined ? {} : { pool: desired.pool }) };
 }

@@ -6,6 +6,11 @@
  */
 import type { OperationContext } from "../../pve/context";
 import { PermanentError, aboutVm, isPermanent, isTransient } from "../../pve/errors";
+import type { VmConfig } from "../../pve/api/proxmox-api";
+import type { Seen } from "../spec/field";
+import { nicKey, type VmNics } from "../spec/network";
+import { cdromVolid } from "../state/vm-facts";
+import type { ConvergeRun } from "./converge-run";
 import { buildVmSeed, isSeedOf, type VmSeed, type VmSeedRequest } from "./vm-seed";
 
 export type { VmSeed, VmSeedRequest };
@@ -91,6 +96,45 @@ async function deleteStaleSeeds(
       );
     }
   }
+}
+
+/** The seed converge attaches: the one attached before, and the one uploaded now. */
+export interface ConvergedSeed {
+  readonly previous: string | undefined;
+  readonly volid: string;
+}
+
+/**
+ * Builds the VM's seed for the NICs' real MACs, so network-config can match each by address, and
+ * uploads it unless it is already on the ISO storage.
+ */
+export async function uploadSeed(
+  { ctx, vm, desired, naming, budgetMs }: ConvergeRun,
+  config: VmConfig,
+  nics: VmNics,
+  seen: Seen,
+): Promise<ConvergedSeed> {
+  const previous = cdromVolid(config.ide2);
+  const seed = buildVmSeed({
+    identity: naming.identity,
+    vmName: naming.vmName,
+    macs: nics.nics.map((_, i) => seen.macs[nicKey(i)]),
+    nics,
+    cloudInit: desired.cloudInit,
+  });
+  const where = { ...vm, isoStorage: desired.isoStorage, identity: naming.identity };
+  const volid = await ensureSeedUploaded(ctx, { ...where, attached: previous }, seed, budgetMs);
+  return { previous, volid };
+}
+
+/** The old seed goes only once the new one is attached. */
+export async function dropOldSeed(
+  { ctx, vm, desired, naming, budgetMs }: ConvergeRun,
+  seed: ConvergedSeed,
+): Promise<void> {
+  if (seed.previous === undefined || seed.previous === seed.volid) return;
+  const owner = { identity: naming.identity, vmid: vm.vmid, isoStorage: desired.isoStorage };
+  await deleteSeedsEverywhere(ctx, owner, budgetMs, seed.volid);
 }
 
 /**
