@@ -90,8 +90,16 @@ export interface Simulator {
   addToken(tokenId: string, acls: readonly Acl[]): string;
   /** Deletes a token (an admin's `pveum user token remove`): its requests then get a 401. */
   removeToken(tokenId: string): boolean;
-  /** Adds a user who logs in with `password` (`POST /access/ticket`) and has the given ACLs. */
-  addUser(userid: string, password: string, acls: readonly Acl[]): void;
+  /**
+   * Adds a user who logs in with `password` (`POST /access/ticket`) and has the given ACLs;
+   * with `tfa`, the login only gets a second-factor challenge (`NeedTFA`).
+   */
+  addUser(
+    userid: string,
+    password: string,
+    acls: readonly Acl[],
+    options?: { tfa?: boolean },
+  ): void;
   /** Finishes running tasks at once, writes the state file, and stops listening. */
   close(): Promise<void>;
 }
@@ -204,7 +212,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     addToken: (tokenId, acls) => tokens.add({ tokenId, secret: TokenStore.newSecret(), acls }),
     removeToken: (tokenId) => tokens.remove(tokenId),
-    addUser: (userid, password, acls) => tokens.addUser({ userid, password, acls }),
+    addUser: (userid, password, acls, options) =>
+      tokens.addUser({ userid, password, acls, tfa: options?.tfa }),
     close: () =>
       (closing ??= (async () => {
         await tasks.fastForward();

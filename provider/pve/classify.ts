@@ -5,6 +5,7 @@ import {
   type ErrorCode,
   type ErrorContext,
 } from "./errors.js";
+import type { Login } from "./config.js";
 import type { ProxmoxError } from "./errors.js";
 import { describeTarget, pathContext } from "./api/path-context.js";
 import { typeOfUpid, vmidOfUpid } from "./upid.js";
@@ -324,6 +325,42 @@ function fromFamily(
 }
 
 /**
+ * A 401. PVE's auth_handler (pve-manager `PVE/HTTPServer.pm`) answers it with an empty body and
+ * the reason "No ticket", "Authentication failed!" or (older builds) the verify_token text; a
+ * refused login (`POST /access/ticket`) says "authentication failure" whatever the cause, so as
+ * not to tell which users exist (pve-access-control `PVE/API2/AccessControl.pm`,
+ * `create_ticket`). Both are permanent: a password login's HTTP layer has already renewed its
+ * ticket once before a 401 gets here.
+ */
+function unauthenticated(
+  request: string,
+  pve: string,
+  context: ErrorContext,
+  login: Login | undefined,
+): ProxmoxError {
+  let advice: string;
+  if (login?.kind === "password" && context.path === "/access/ticket") {
+    advice =
+      `PVE refused the login of ${login.username}. Check \`proxmox:username\` and ` +
+      `\`proxmox:password\` (or PROXMOX_VE_USERNAME and PROXMOX_VE_PASSWORD): the user ` +
+      `exists in that realm and is enabled, and the password is current.`;
+  } else if (login?.kind === "password") {
+    advice =
+      `PVE refused a new login ticket of ${login.username}: check that the user is enabled ` +
+      `and has not expired.`;
+  } else {
+    advice =
+      `Check the API token${login === undefined ? "" : ` ${login.tokenId}`}: its id and ` +
+      `secret, that it exists and has not expired, and that its user is enabled.`;
+  }
+  return new PermanentError(
+    "AUTH",
+    `${request} was not authenticated (401 ${pve}). ${advice}`,
+    context,
+  );
+}
+
+/**
  * Classifies a non-2xx PVE answer. `path` is the API path without `/api2/json` and without its
  * query string; `body` is the parsed JSON body (or its raw text, or undefined when empty).
  */
@@ -333,8 +370,8 @@ export function classify(
   status: number,
   statusText: string,
   body: unknown,
-  /** The API token's id (`user@realm!name`, not secret), named in a 401 message. */
-  tokenId?: string,
+  /** Who logged in (token id or user, never the secret), named in a 401 message. */
+  login?: Login,
 ): ProxmoxError {
   const pve = firstLine(pveMessageOf(statusText, body)) || `HTTP ${status}`;
   const context: ErrorContext = {
@@ -348,17 +385,7 @@ export function classify(
   const request = `${method} ${path}`;
   const target = describeTarget(context);
 
-  if (status === 401) {
-    // HTTPServer.pm auth_handler: 401 with an empty body, reason "No ticket",
-    // "Authentication failed!" or (older builds) the verify_token text.
-    return new PermanentError(
-      "AUTH",
-      `${request} was not authenticated (401 ${pve}). Check the API token` +
-        `${tokenId === undefined ? "" : ` ${tokenId}`}: its id and secret, that it exists and ` +
-        `has not expired, and that its user is enabled.`,
-      context,
-    );
-  }
+  if (status === 401) return unauthenticated(request, pve, context, login);
   if (status === 403) return forbidden(request, target, pve, context);
   if (status === 400) return invalidParam(request, target, pve, context);
   if (status === 404) {

@@ -2,6 +2,8 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** PVE::AccessControl's `$ticket_lifetime`: a login ticket and its CSRF token live two hours. */
 export const TICKET_LIFETIME_MS = 2 * 3600 * 1000;
+/** Ticket data of a login that still owes its second factor. */
+const TFA_PREFIX = "!tfa!";
 /** Clock skew PVE tolerates between cluster nodes: tickets up to 5 minutes "from the future". */
 const MAX_SKEW_MS = 300 * 1000;
 
@@ -24,13 +26,25 @@ export class TicketAuthority {
     };
   }
 
+  /**
+   * The half-ticket of a user with a second factor: it only lets the user answer the challenge
+   * (pve-access-control `PVE/API2/AccessControl.pm`, `create_ticket_do`: the ticket data is
+   * `!tfa!<challenge>`), so {@link verify} never accepts it for an API call.
+   */
+  issueTfaChallenge(userid: string, now = Date.now()): { ticket: string; csrf: string } {
+    const challenge = Buffer.from(JSON.stringify({ totp: true, user: userid })).toString(
+      "base64url",
+    );
+    return this.issue(`${TFA_PREFIX}${challenge}`, now);
+  }
+
   /** The user the ticket was issued to, or undefined when it is forged, malformed or expired. */
   verify(ticket: string, now = Date.now()): string | undefined {
     const match = /^(PVE:([^\s:]+):([0-9A-F]{8}))::([^:\s]+)$/.exec(ticket);
     if (match === null) return undefined;
     const [, data = "", userid = "", stamp = "", signature = ""] = match;
     if (!this.fresh(stamp, now) || !same(this.sign(data), signature)) return undefined;
-    return userid;
+    return userid.startsWith(TFA_PREFIX) ? undefined : userid;
   }
 
   verifyCsrf(userid: string, token: string | undefined, now = Date.now()): boolean {

@@ -51,6 +51,8 @@ export interface UserSeed {
   readonly password: string;
   /** The user's effective ACLs. */
   readonly acls: readonly Acl[];
+  /** The user has a second factor (TOTP, WebAuthn…): a password login only gets a challenge. */
+  readonly tfa?: boolean | undefined;
 }
 
 /** The simulated guest's view, set when the guest boots. */

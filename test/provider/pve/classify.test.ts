@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { classify, classifyTaskFailure } from "../../../provider/pve/classify.js";
 import { isTransient, PermanentError, TransientError } from "../../../provider/pve/errors.js";
+import { Secret } from "../../../provider/pve/secret.js";
 
 /**
  * One row per pattern: the exact text PVE sends, the file in PVE's source that emits it, and the
@@ -454,10 +455,40 @@ describe("classify", () => {
   });
 
   it("names the token id (never the secret) in a 401", () => {
-    const error = classify("GET", "/version", 401, "No ticket", undefined, "pulumi@pve!ci");
+    const login = {
+      kind: "token",
+      tokenId: "pulumi@pve!ci",
+      secret: new Secret("s3cr3t"),
+    } as const;
+    const error = classify("GET", "/version", 401, "No ticket", undefined, login);
     expect(error.message).toBe(
       "GET /version was not authenticated (401 No ticket). Check the API token pulumi@pve!ci: " +
         "its id and secret, that it exists and has not expired, and that its user is enabled.",
+    );
+  });
+
+  it("names the user and the settings when PVE refuses a password login", () => {
+    const login = { kind: "password", username: "ops@pve", password: new Secret("pw-1") } as const;
+    // pve-access-control PVE/API2/AccessControl.pm create_ticket: one text for every cause.
+    const refused = classify(
+      "POST",
+      "/access/ticket",
+      401,
+      "authentication failure",
+      undefined,
+      login,
+    );
+    expect(refused).toMatchObject({ code: "AUTH", transient: false });
+    expect(refused.message).toBe(
+      "POST /access/ticket was not authenticated (401 authentication failure). PVE refused the " +
+        "login of ops@pve. Check `proxmox:username` and `proxmox:password` (or " +
+        "PROXMOX_VE_USERNAME and PROXMOX_VE_PASSWORD): the user exists in that realm and is " +
+        "enabled, and the password is current.",
+    );
+    const ticket = classify("GET", "/version", 401, "No ticket", undefined, login);
+    expect(ticket.message).toBe(
+      "GET /version was not authenticated (401 No ticket). PVE refused a new login ticket of " +
+        "ops@pve: check that the user is enabled and has not expired.",
     );
   });
 

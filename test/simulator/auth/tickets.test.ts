@@ -29,4 +29,11 @@ describe("auth/tickets", () => {
     expect(tickets.verify(ticket.replace("alice@pve", "root@pam"), T0)).toBeUndefined();
     expect(new TicketAuthority().verify(ticket, T0)).toBeUndefined();
   });
+
+  it("never accepts a second-factor challenge ticket for an API call", () => {
+    const tickets = new TicketAuthority();
+    const { ticket } = tickets.issueTfaChallenge("alice@pve", T0);
+    expect(ticket).toMatch(/^PVE:!tfa!\S+:[0-9A-F]{8}::\S+$/);
+    expect(tickets.verify(ticket, T0)).toBeUndefined();
+  });
 });

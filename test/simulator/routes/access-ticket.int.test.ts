@@ -109,6 +109,20 @@ describe("routes/access-ticket", () => {
     expect(relogin.status).toBe(401);
   });
 
+  it("answers a user with a second factor with NeedTFA and a ticket no API call accepts", async () => {
+    sim.addUser("tfa@pve", "s3cret", [{ path: "/", privileges: ["Sys.Audit"] }], { tfa: true });
+    const res = await anon.call("POST", "/access/ticket", {
+      username: "tfa@pve",
+      password: "s3cret",
+    });
+    const answer = data(res) as { ticket: string; NeedTFA?: number; clustername?: string };
+    expect(answer.NeedTFA).toBe(1);
+    expect(answer.clustername).toBeUndefined();
+    expect(answer.ticket).toMatch(/^PVE:!tfa!\S+::\S+$/);
+    const read = await anon.call("GET", "/nodes", undefined, cookie(answer.ticket));
+    expect([read.status, read.statusText]).toEqual([401, "permission denied - invalid PVE ticket"]);
+  });
+
   it("keeps API tokens working beside tickets, without CSRF", async () => {
     const res = await api.call("PUT", "/nodes/pve1/qemu/9000/config", { description: "t" });
     expect(res.status).toBe(200);
