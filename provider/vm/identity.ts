@@ -15,7 +15,8 @@ import { z } from "zod";
 
 export interface Placement {
   readonly node: string;
-  readonly template: string | number;
+  /** Absent for a VM adopted by `adopt: { vmid }` without a template. */
+  readonly template?: string | number | undefined;
   readonly storage?: string | undefined;
   readonly isoStorage: string;
   /** `{ full: false }` for a linked clone; a full clone, the default, may leave it out. */
@@ -42,6 +43,7 @@ export function identityOf(owner: Owner, placement: Placement): string {
     owner.stack,
     owner.name,
     placement.node,
+    // An adopted VM without a template hashes its absence as this text: stable, and no name.
     String(placement.template),
     placement.storage ?? "",
     placement.isoStorage,
@@ -82,10 +84,15 @@ const markSchema = z.object({
   id: z.string().regex(/^[0-9a-f]{16}$/),
   phase: phaseSchema,
   node: z.string(),
-  template: z.union([z.string(), z.number()]),
+  template: z.union([z.string(), z.number()]).optional(),
   storage: z.string().optional(),
   isoStorage: z.string(),
   clone: z.object({ full: z.boolean() }).optional(),
+  /**
+   * Who took the VM over with `adopt: { vmid }`: a mark that names another owner is refused by
+   * a later adoption, with the owner in the message.
+   */
+  adoptedBy: z.object({ project: z.string(), stack: z.string(), name: z.string() }).optional(),
 });
 
 export type Mark = z.infer<typeof markSchema>;
@@ -93,16 +100,22 @@ export type Mark = z.infer<typeof markSchema>;
 const MARK_PREFIX = "pulumi-proxmox:";
 const MARK_LINE = /^pulumi-proxmox:(\{.*\})\s*$/m;
 
-export function markFor(identity: string, placement: Placement, phase: Phase): Mark {
+export function markFor(
+  identity: string,
+  placement: Placement,
+  phase: Phase,
+  adoptedBy?: Owner,
+): Mark {
   return {
     v: 1,
     id: identity,
     phase,
     node: placement.node,
-    template: placement.template,
+    ...(placement.template === undefined ? {} : { template: placement.template }),
     ...(placement.storage === undefined ? {} : { storage: placement.storage }),
     isoStorage: placement.isoStorage,
     ...(isLinked(placement) ? { clone: { full: false } } : {}),
+    ...(adoptedBy === undefined ? {} : { adoptedBy }),
   };
 }
 

@@ -8,6 +8,7 @@ import type { CheckFailure } from "../../inputs/check-failure";
 import { UNKNOWN, containsUnknown, isUnknown, kindOf } from "../../inputs/unknown";
 import { vmInputsSchema } from "../spec/derive";
 import { FIELDS, FIELD_NAMES } from "../spec/fields";
+import { adoptFailures, withoutUnwrittenDefaults } from "./check-adopt";
 
 export interface CheckResult {
   readonly inputs: Record<string, unknown>;
@@ -24,11 +25,13 @@ export function checkVm(
   failures.push(...saidTwice(news), ...writtenTogether(news));
   if (parsed.success)
     failures.push(...refusedChanges(olds, parsed.data), ...conflicts(parsed.data));
-  if (parsed.success) failures.push(...bothDiskForms(news));
+  if (parsed.success) failures.push(...bothDiskForms(news), ...adoptFailures(news));
 
   // Keep `__provider` and unknown values as they came; otherwise store the normalised inputs.
   const inputs =
-    parsed.success && !containsUnknown(news) ? { ...news, ...parsed.data } : { ...news };
+    parsed.success && !containsUnknown(news)
+      ? withoutUnwrittenDefaults({ ...news, ...parsed.data }, news)
+      : { ...news };
   return { inputs, failures };
 }
 
