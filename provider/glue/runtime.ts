@@ -17,7 +17,9 @@
 import type { ConfigReader } from "../pve/connection";
 import type { OperationContext } from "../pve/context";
 import { forEngine } from "../inputs/check-failure";
+import { containsUnknown } from "../inputs/unknown";
 import { checkVm } from "../vm/operations/check";
+import { adoptedVmid } from "../vm/operations/check-adopt";
 import { diffVm } from "../vm/operations/diff";
 import { readVm } from "../vm/operations/read";
 import type { ResolvedInputs } from "../vm/steps/resolved-inputs";
@@ -60,6 +62,14 @@ export function context(): Promise<OperationContext> {
 export async function check(olds: Props, news: Props) {
   const result = checkVm(olds, news);
   if (result.failures.length > 0) return { ...result, failures: forEngine(result.failures) };
+  // A new adoption reads the VM it takes over: the preview shows what `up` will write to it.
+  const vmid = adoptedVmid(result.inputs);
+  if (vmid !== undefined && adoptedVmid(olds) !== vmid && !containsUnknown(result.inputs)) {
+    const { previewAdoption } = await import("../vm/operations/preview-adoption.js");
+    const ctx = await context().catch(() => undefined);
+    const failure = ctx && (await previewAdoption(ctx, vmid, result.inputs as ResolvedInputs));
+    if (failure) return { inputs: { ...news }, failures: forEngine([failure]) };
+  }
   const { bridgeFailures } = await import("../vm/steps/bridges.js");
   const before = Object.keys(olds).length === 0 ? olds : checkVm({}, olds).inputs;
   const failures = await bridgeFailures(context, before, result.inputs);

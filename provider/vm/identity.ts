@@ -43,6 +43,7 @@ const IDENTITY_PARTS: {
   readonly [K in PlacementName]: (value: Placement[K]) => readonly string[];
 } = {
   node: (node) => [node],
+  // An adopted VM without a template hashes its absence as this text: stable, and no name.
   template: (template) => [String(template)],
   storage: (storage) => [storage ?? ""],
   isoStorage: (isoStorage) => [isoStorage],
@@ -160,17 +161,38 @@ const markSchema = z.object({
   id: z.string().regex(/^[0-9a-f]{16}$/),
   phase: phaseSchema,
   ...markedShape,
+  /**
+   * Who took the VM over with `adopt: { vmid }`: a mark that names another owner is refused by
+   * a later adoption, with the owner in the message.
+   */
+  adoptedBy: z.object({ project: z.string(), stack: z.string(), name: z.string() }).optional(),
 }) as unknown as z.ZodType<Mark>;
 
-export type Mark = { readonly v: 1; readonly id: string; readonly phase: Phase } & Placement;
+export type Mark = {
+  readonly v: 1;
+  readonly id: string;
+  readonly phase: Phase;
+  readonly adoptedBy?: Owner | undefined;
+} & Placement;
 
-export function markFor(identity: string, placement: Placement, phase: Phase): Mark {
+export function markFor(
+  identity: string,
+  placement: Placement,
+  phase: Phase,
+  adoptedBy?: Owner,
+): Mark {
   const recorded = PLACEMENT_NAMES.flatMap((name) =>
     placement[name] === undefined || partsOf(placement, name).length === 0
       ? []
       : [[name, placement[name]]],
   );
-  return { v: 1, id: identity, phase, ...Object.fromEntries(recorded) } as Mark;
+  return {
+    v: 1,
+    id: identity,
+    phase,
+    ...Object.fromEntries(recorded),
+    ...(adoptedBy === undefined ? {} : { adoptedBy }),
+  } as Mark;
 }
 
 /**

@@ -88,7 +88,7 @@ export class HttpProxmoxApi implements ProxmoxApi {
   }
 
   nodeBridges(node: string): Promise<readonly NodeBridge[]> {
-    return this.#request("GET", ["nodes", node, "network"], schemas.nodeBridgesSchema, {
+    return this.#http.request("GET", ["nodes", node, "network"], schemas.nodeBridgesSchema, {
       query: { type: "any_bridge" },
     });
   }

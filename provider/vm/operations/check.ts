@@ -9,6 +9,7 @@ import { UNKNOWN, containsUnknown, isUnknown, kindOf } from "../../inputs/unknow
 import { VM_RESOURCE } from "../../glue/resource-types";
 import { vmInputsSchema } from "../spec/derive";
 import { FIELDS, FIELD_NAMES } from "../spec/fields";
+import { adoptFailures, withoutUnwrittenDefaults } from "./check-adopt";
 
 export interface CheckResult {
   readonly inputs: Record<string, unknown>;
@@ -25,11 +26,13 @@ export function checkVm(
   failures.push(...saidTwice(news), ...writtenTogether(news));
   if (parsed.success)
     failures.push(...refusedChanges(olds, parsed.data), ...conflicts(parsed.data));
-  if (parsed.success) failures.push(...bothDiskForms(news));
+  if (parsed.success) failures.push(...bothDiskForms(news), ...adoptFailures(news));
 
   // Keep `__provider` and unknown values as they came; otherwise store the normalised inputs.
   const inputs =
-    parsed.success && !containsUnknown(news) ? { ...news, ...parsed.data } : { ...news };
+    parsed.success && !containsUnknown(news)
+      ? withoutUnwrittenDefaults({ ...news, ...parsed.data }, news)
+      : { ...news };
   return { inputs, failures };
 }
 

@@ -9,8 +9,10 @@ import { readMark } from "../identity";
 import type { VmState } from "../state/vm-state";
 import { VmInitError } from "../init-error";
 import { converge } from "../steps/converge";
+import { convergeAdopted } from "../steps/converge-adopted";
+import { adoptedVmid } from "./check-adopt";
 import { observe } from "../steps/observe";
-import { namingFromState, type ResolvedInputs } from "../steps/resolved-inputs";
+import { namingFromState, withDefaults, type ResolvedInputs } from "../steps/resolved-inputs";
 
 export async function updateVm(
   ctx: OperationContext,
@@ -33,7 +35,11 @@ export async function updateVm(
       }
       // A pool the program no longer names is left; one it never named is not the program's.
       const leftPool = news.pool === undefined ? olds.pool : undefined;
-      const now = await converge(ctx, vm, news, naming, { known, leftPool });
+      // The VM adopt names keeps the adoption's rule: only what the program sets is written.
+      const now =
+        adoptedVmid(news) === vm.vmid
+          ? await convergeAdopted(ctx, vm, news, naming, { known, leftPool })
+          : await converge(ctx, vm, withDefaults(news), naming, { known, leftPool });
       return await observe(ctx, now, news, naming);
     });
   } catch (error) {

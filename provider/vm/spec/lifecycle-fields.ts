@@ -34,7 +34,8 @@ export const LIFECYCLE_FIELDS = {
     default: true,
     mayBeUnknown: true,
     change: "hot",
-    stored: z.boolean(),
+    // An adopted VM whose program does not set it has none.
+    stored: z.boolean().optional(),
     readBack: { from: "vm", read: ({ running }) => running },
     example: { valid: false, invalid: "yes" },
   }),

@@ -61,6 +61,14 @@ export async function preflight(ctx: OperationContext, inputs: ResolvedInputs): 
       });
   });
 
+  // Only an adopted VM may leave the template out, and its create never clones.
+  if (inputs.template === undefined) {
+    throw new PermanentError(
+      "INVALID_PARAM",
+      "template: is required to clone the VM; set template to the template to clone.",
+      { node },
+    );
+  }
   await assertBridges(ctx, inputs);
 
   let template: ResolvedTemplate;

@@ -20,6 +20,7 @@ export const OPERATIONS = [
   "template-delete",
   "cross-node-create",
   "disk-update",
+  "adopt",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -85,6 +86,34 @@ const localTemplate = {
   },
 };
 
+/** A VM an admin made outside Pulumi, with two disks, two NICs and text of its own. */
+export const LEGACY_VM = 4321;
+const WITH_LEGACY_VM: SimulatorOptions = {
+  templates: [
+    ...DEFAULT_TEMPLATES,
+    {
+      vmid: LEGACY_VM,
+      node: "pve1",
+      config: {
+        name: "legacy-web",
+        cores: 2,
+        memory: "1024",
+        scsi0: `local-lvm:vm-${LEGACY_VM}-disk-0,size=4G`,
+        scsi1: `local-lvm:vm-${LEGACY_VM}-disk-1,size=2G`,
+        net0: "virtio=BC:24:11:43:21:00,bridge=vmbr0",
+        net1: "e1000=BC:24:11:43:21:01,bridge=vmbr0",
+        description: "Legacy web server",
+      },
+    },
+  ],
+};
+
+const adoptProgram = () => `
+const { ProxmoxVm } = require("pulumi-proxmox");
+const vm = new ProxmoxVm("crash", { node: "pve1", adopt: { vmid: ${LEGACY_VM} }, cores: 4 });
+exports.vmid = vm.vmid;
+`;
+
 export interface Scenario {
   /** The program the stack starts with; `up` runs it when `setup` is set. */
   readonly base: (imagesUrl: string) => string;
@@ -120,6 +149,15 @@ export const DISKS = {
 };
 
 export const SCENARIOS: Record<Operation, Scenario> = {
+  // The adopted VM is the one VM left; the judge's destroy deletes it like any other.
+  adopt: {
+    base: adoptProgram,
+    target: adoptProgram,
+    setup: false,
+    command: ["up"],
+    expected: ONE_VM,
+    simOptions: WITH_LEGACY_VM,
+  },
   create: { base: vm(BASE), target: vm(BASE), setup: false, command: ["up"], expected: ONE_VM },
   "create-linked": {
     base: vm({ ...BASE, linked: true }),
