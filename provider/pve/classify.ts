@@ -420,13 +420,13 @@ export function classify(
     );
   }
   // Any other 500 is a die in the handler (RESTEnvironment/Exception.pm): the same request
-  // usually dies the same way, so it is permanent within the run. Retrying such errors forever
-  // was an anchor's worst bug. A die can still pass (a storage that was full for a moment), and
+  // usually dies the same way, so it is permanent within the run: resending it forever would
+  // hide the cause from the user. A die can still pass (a storage that was full for a moment), and
   // the next `up` sends the request again: the message says so rather than "it will never work".
   return new PermanentError(
     "SERVER",
-    `${request}${at(target)} failed on the server (${status} ${pve}). Not retried in this run: ` +
-      `PVE gave up on the request, and the same request usually fails the same way. The next ` +
+    `${request}${at(target)} failed on the server (${status} ${pve}). This run does not send ` +
+      `it again: PVE gave up on the request, and the same request usually fails the same way. The next ` +
       "`pulumi up` sends it again and carries on from there (what this run finished is kept): " +
       "fix what PVE names first; if the cause has passed, that `up` completes.",
     context,

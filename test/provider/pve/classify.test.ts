@@ -563,7 +563,7 @@ describe("classify", () => {
 
 /** What a permanent SERVER error says about the next run. */
 const NEXT_UP =
-  " Not retried in this run: PVE gave up on the request, and the same request usually fails " +
+  " This run does not send it again: PVE gave up on the request, and the same request usually fails " +
   "the same way. The next `pulumi up` sends it again and carries on from there (what this run " +
   "finished is kept): fix what PVE names first; if the cause has passed, that `up` completes.";
 
