@@ -7,7 +7,8 @@
  * and their pending creates are dropped.
  */
 import { CURRENT_CONFIG, runEngineCommand, type EngineCommandOptions } from "./engine-command";
-import { clearPendingVmCreates, readPendingCreates, stackConnection } from "./pending-creates";
+import { stackConnection } from "./connection";
+import { clearPendingVmCreates, readPendingCreates } from "./pending-creates";
 import type { CommandReport } from "./report";
 import { sweep } from "./sweep";
 

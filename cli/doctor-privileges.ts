@@ -3,7 +3,7 @@
  * (as pve-access-control and qemu-server check them), and how to read a token's effective privileges on a path from
  * `GET /access/permissions`. Pure.
  */
-import type { Permissions } from "../provider/api/proxmox-api";
+import type { Permissions } from "../provider/entry";
 
 /** One privilege (or a `|`-joined any-of list) on one ACL path, and what needs it. */
 export interface Requirement {

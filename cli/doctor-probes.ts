@@ -2,11 +2,15 @@
  * doctor's Proxmox-side probes other than privileges: the template, the storages on each node,
  * the nodes, and the clock. Each returns checks; none throws for a PVE answer.
  */
+import {
+  hasCode,
+  type ConnectionConfig,
+  type NodeStorage,
+  type ProxmoxApi,
+  type VmConfig,
+} from "../provider/entry";
 import * as http from "node:http";
 import * as https from "node:https";
-import type { NodeStorage, ProxmoxApi, VmConfig } from "../provider/api/proxmox-api";
-import type { ConnectionConfig } from "../provider/config";
-import { hasCode } from "../provider/errors";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 

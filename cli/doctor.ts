@@ -4,13 +4,18 @@
  * storages on each target node, the nodes, and the clock; prints a table and the minimal role.
  * Read-only: it creates nothing on the cluster.
  */
-import { HttpProxmoxApi } from "../provider/api/http-api";
-import type { Permissions, ProxmoxApi } from "../provider/api/proxmox-api";
-import type { ConnectionConfig } from "../provider/config";
-import { hasCode } from "../provider/errors";
-import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
-import { IMPORT_MIN_RELEASE, importsDiskImages } from "../provider/template/preflight";
-import { TEMPLATE_STORAGE_DEFAULTS } from "../provider/template/inputs";
+import {
+  connect,
+  IMPORT_MIN_RELEASE,
+  TEMPLATE_STORAGE_DEFAULTS,
+  hasCode,
+  importsDiskImages,
+  type ConnectionConfig,
+  type Permissions,
+  type ProxmoxApi,
+} from "../provider/entry";
+import { CONNECTION_FLAGS, CONNECTION_HELP, parseFlags, type Io } from "./args";
+import { commandConnection } from "./connection";
 import { requirements, roleCommands, satisfied, type Requirement } from "./doctor-privileges";
 import {
   checkClock,
@@ -61,7 +66,16 @@ export interface DoctorReport {
 /** Runs every check; resolves with the report (never rejects for a PVE answer). */
 export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   const { connection } = options;
-  const api = options.api ?? new HttpProxmoxApi({ connection, timeoutMs: 30_000 });
+  const api =
+    options.api ??
+    (
+      await connect(connection, {
+        timeoutMs: 30_000,
+        retry: false,
+        progress: () => undefined,
+        warn: () => undefined,
+      })
+    ).api;
   const checks: DoctorCheck[] = [];
   const done = (pveVersion?: string, role: string[] = []): DoctorReport => ({
     endpoint: connection.origin,
@@ -240,6 +254,9 @@ the nodes and the clock. Exit 0 when nothing failed, 1 otherwise.
   --bridge NAME           a bridge the VMs use (repeatable; default: vmbr0)
   --pool NAME             a resource pool the VMs are put in (repeatable)
   --report FILE           also write the JSON report there
+  --stack NAME            connect as this stack's provider does (its proxmox:* config)
+  --cwd DIR               the --stack's program directory (default: the current directory)
+  --backend URL           the --stack's state backend
 
 ${CONNECTION_HELP}`;
 
@@ -254,12 +271,19 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
     bridge: { type: "string", multiple: true },
     pool: { type: "string", multiple: true },
     report: { type: "string" },
+    stack: { type: "string" },
+    cwd: { type: "string" },
+    backend: { type: "string" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help === true) {
     io.stdout(`${HELP}\n`);
     return 0;
   }
+  const stacks =
+    values.stack === undefined
+      ? []
+      : [{ stack: values.stack, cwd: values.cwd, backend: values.backend }];
   if (values.template === undefined && values["import-storage"] === undefined) {
     throw new UsageError(
       "--template is required (the template VMs are cloned from), or --import-storage when " +
@@ -267,7 +291,7 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
     );
   }
   const report = await doctor({
-    connection: connectionFrom(values),
+    connection: await commandConnection(values, stacks),
     // The template exists already, or the program makes it from a cloud image.
     template: values.template,
     importStorage: values["import-storage"],

@@ -5,8 +5,7 @@
  * Pulumi), then the planned step's old outputs against its new inputs (what the program wants).
  * Pure: fed events, asked for the changes.
  */
-import { canonical } from "../provider/canonical";
-import { comparableInput } from "../provider/entry";
+import { canonical, comparableInput } from "../provider/entry";
 import type { EngineEvent } from "./automation";
 import type { PropertyChange, ResourceChange } from "./report";
 

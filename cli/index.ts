@@ -18,7 +18,7 @@ export { destroy, type DestroyOptions } from "./destroy";
 export { doctor, type DoctorOptions, type DoctorReport, type DoctorCheck } from "./doctor";
 export { sweep, type SweepOptions, type SweepReport, type SweepItem } from "./sweep";
 export type { EngineCommandOptions } from "./engine-command";
-export { parseConnectionConfig, type ConnectionConfig } from "../provider/config";
+export { parseConnectionConfig, type ConnectionConfig } from "../provider/entry";
 export type { StackSelection, AutomationModule } from "./automation";
 export {
   formatReport,

@@ -57,12 +57,13 @@ const TOKEN_ID = /^[^@\s=!]+@[^@\s=!]+![A-Za-z][A-Za-z0-9._-]+$/;
 
 const inputSchema = z.object({
   endpoint: z
-    .string({ error: "is required (config `endpoint` or PROXMOX_VE_ENDPOINT)" })
+    .string({ error: "is required (stack config `proxmox:endpoint`, or PROXMOX_VE_ENDPOINT)" })
     .trim()
     .pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. https://pve1:8006" })),
   apiToken: z
     .string({
-      error: "is required (config `apiToken`, PROXMOX_VE_API_TOKEN or PROXMOX_VE_API_TOKEN_FILE)",
+      error:
+        "is required (stack config `proxmox:apiToken` or `proxmox:apiTokenFile`, or PROXMOX_VE_API_TOKEN or PROXMOX_VE_API_TOKEN_FILE)",
     })
     .trim()
     .min(1, "is empty"),

@@ -3,9 +3,14 @@
  * VM found by its mark, a stored input set. The CLI calls these instead of building state objects
  * of its own, so a change of the state or of the spec cannot leave the CLI behind.
  */
+import type { ConnectionConfig } from "./config";
+import type { ConfigReader, ConnectOptions, Connected } from "./connection-context";
 import type { OperationContext } from "./context";
 import { identityOf } from "./identity";
 import { deleteVm } from "./operations/delete";
+import { deleteImage, deleteTemplate } from "./template/delete";
+import { checkTemplate, type TemplateInputs } from "./template/inputs";
+import { planOf } from "./template/mark";
 import { DEFAULTS } from "./spec/derive";
 import { FIELDS, type FieldName } from "./spec/fields";
 
@@ -73,3 +78,92 @@ export function comparableInput(key: string, value: unknown): unknown {
     ? spec.normalize(value)
     : value;
 }
+
+/** A template the CLI found by its mark (sweep): what its delete needs. */
+export interface TemplateToDelete {
+  readonly vmid: number;
+  readonly name: string;
+  readonly identity: string;
+  /** The image its mark names, e.g. `local:import/pp-tmpl-0123456789abcdef.qcow2`. */
+  readonly image: string;
+  /** The storage of its boot disk. */
+  readonly storage: string;
+}
+
+/**
+ * Deletes a template the way `pulumi destroy` does: refused (CONFLICT) while linked clones of it
+ * exist, else destroyed and its image deleted on every node.
+ */
+export function deleteMarkedTemplate(
+  ctx: OperationContext,
+  template: TemplateToDelete,
+  taskMs: number,
+): Promise<void> {
+  return deleteTemplate(ctx, {
+    vmid: template.vmid,
+    vmName: template.name,
+    identityHash: template.identity,
+    imageVolid: template.image,
+    importStorage: template.image.split(":")[0] ?? "",
+    storage: template.storage,
+    timeouts: { taskMs },
+  });
+}
+
+/** Deletes a downloaded image no template names, on every node that holds it. */
+export function deleteOrphanImage(
+  ctx: OperationContext,
+  image: { readonly volid: string; readonly storage: string },
+  taskMs: number,
+): Promise<void> {
+  return deleteImage(ctx, { imageVolid: image.volid, importStorage: image.storage }, taskMs);
+}
+
+/** The identity a CloudImageTemplate's stored inputs stand for; undefined when they do not check. */
+export function templateIdentityOfInputs(
+  inputs: Readonly<Record<string, unknown>>,
+): string | undefined {
+  const checked = checkTemplate(inputs);
+  return checked.failures.length === 0
+    ? planOf(checked.inputs as TemplateInputs).identity
+    : undefined;
+}
+
+/**
+ * Connects to Proxmox with the provider's own API stack ({@link connectNow}). Loaded on the
+ * first call, so what only imports this module (the components, a program) never loads the HTTP
+ * client.
+ */
+export async function connect(
+  connection: ConnectionConfig,
+  options: ConnectOptions,
+): Promise<Connected> {
+  const { connect: connectNow } = await import("./connection-context.js");
+  return connectNow(connection, options);
+}
+
+/** The connection a stack's `proxmox:*` config describes (`PROXMOX_VE_*` for what it leaves unset). */
+export async function connectionFromConfig(
+  config: ConfigReader,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ConnectionConfig> {
+  const { connectionFromConfig: fromConfig } = await import("./connection-context.js");
+  return fromConfig(config, { env });
+}
+
+// What else the CLI and the components use of the provider: this module is their one door
+// (test/package/provider-door.test.ts holds them to it).
+export type { ClusterVm, NodeStorage, Permissions, ProxmoxApi, VmConfig } from "./api/proxmox-api";
+export { canonical } from "./canonical";
+export type { CheckFailure } from "./check-failure";
+export { parseConnectionConfig, type ConnectionConfig } from "./config";
+export type { ConfigReader, ConnectOptions, Connected } from "./connection-context";
+export type { OperationContext } from "./context";
+export { hasCode } from "./errors";
+export { ipv4Address, ipv4Cidr } from "./formats";
+export { readMark } from "./identity";
+export { failuresOfIssues } from "./operations/check";
+export { parseSeedName } from "./seed/seed-name";
+export { TEMPLATE_STORAGE_DEFAULTS } from "./template/inputs";
+export { imageIdentityOf, readTemplateMark } from "./template/mark";
+export { IMPORT_MIN_RELEASE, importsDiskImages } from "./template/preflight";

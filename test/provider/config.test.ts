@@ -127,7 +127,7 @@ describe("config", () => {
   it.each([
     [
       { apiToken: TOKEN },
-      "Proxmox connection config: endpoint is required (config `endpoint` or PROXMOX_VE_ENDPOINT)",
+      "Proxmox connection config: endpoint is required (stack config `proxmox:endpoint`, or PROXMOX_VE_ENDPOINT)",
     ],
     [
       { endpoint: "ftp://x", apiToken: TOKEN },
@@ -139,7 +139,7 @@ describe("config", () => {
     ],
     [
       { endpoint: "https://pve1:8006" },
-      "Proxmox connection config: apiToken is required (config `apiToken`, PROXMOX_VE_API_TOKEN or PROXMOX_VE_API_TOKEN_FILE)",
+      "Proxmox connection config: apiToken is required (stack config `proxmox:apiToken` or `proxmox:apiTokenFile`, or PROXMOX_VE_API_TOKEN or PROXMOX_VE_API_TOKEN_FILE)",
     ],
     [
       { endpoint: "https://pve1:8006", apiToken: TOKEN, insecure: "yes" },
