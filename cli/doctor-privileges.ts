@@ -185,12 +185,18 @@ export function satisfied(permissions: Permissions, requirement: Requirement): b
 }
 
 /**
- * The `pveum` lines that create the minimal role and grant it where it is needed: the role holds
- * every privilege (the first of an any-of list), granted on the fewest paths that cover them.
+ * The `pveum` lines that create the minimal role and grant it where something is missing: the
+ * role holds every privilege `needs` lists (the first of an any-of list), and is granted on the
+ * fewest paths that cover the `missing` ones. Nothing missing, no lines.
  */
-export function roleCommands(needs: readonly Requirement[], tokenId: string): string[] {
+export function roleCommands(
+  needs: readonly Requirement[],
+  tokenId: string,
+  missing: readonly Requirement[] = needs,
+): string[] {
+  if (missing.length === 0) return [];
   const privileges = [...new Set(needs.map((need) => need.privilege.split("|")[0] ?? ""))].sort();
-  const paths = [...new Set(needs.map((need) => need.path))].sort();
+  const paths = [...new Set(missing.map((need) => need.path))].sort();
   const minimal = paths.filter(
     (path) => !paths.some((other) => other !== path && path.startsWith(`${other}/`)),
   );

@@ -4,6 +4,7 @@
  */
 import {
   hasCode,
+  vmLabel,
   type ConnectionConfig,
   type NodeStorage,
   type ProxmoxApi,
@@ -61,7 +62,7 @@ export async function probeTemplate(
   }
   if (config.template !== true) {
     return fail(
-      `VM ${found.vmid} on ${found.node} is not a template (convert it with \`qm template ${found.vmid}\`)`,
+      `${vmLabel(found.vmid, found.node)} is not a template (convert it with \`qm template ${found.vmid}\`)`,
     );
   }
   const disks = Object.entries(config).filter(
@@ -77,7 +78,7 @@ export async function probeTemplate(
     area: "template",
     name,
     status: "ok",
-    detail: `VM ${found.vmid}${config.name ? ` ${config.name}` : ""} on ${found.node} is a template`,
+    detail: `${vmLabel(found.vmid, found.node)}${config.name ? ` (${config.name})` : ""} is a template`,
   });
   return { vmid: found.vmid, node: found.node, diskStorages, bridges: [...new Set(bridges)] };
 }

@@ -57,8 +57,10 @@ export interface DoctorReport {
   /** `8.4.1`, when the token was accepted. */
   readonly pveVersion?: string | undefined;
   readonly checks: readonly DoctorCheck[];
-  /** The `pveum` lines that create the minimal role and grant it. */
+  /** The `pveum` lines that create the minimal role and grant it on every path it needs. */
   readonly role: readonly string[];
+  /** The lines of {@link role} for what is missing (all of them when permissions are unreadable): what the table prints. */
+  readonly toGrant: readonly string[];
   /** 0 when no check failed (warnings allowed), else 1. */
   readonly exitCode: ExitCode;
 }
@@ -77,12 +79,17 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
       })
     ).api;
   const checks: DoctorCheck[] = [];
-  const done = (pveVersion?: string, role: string[] = []): DoctorReport => ({
+  const done = (
+    pveVersion?: string,
+    role: string[] = [],
+    toGrant: string[] = [],
+  ): DoctorReport => ({
     endpoint: connection.origin,
     tokenId: connection.tokenId,
     ...(pveVersion === undefined ? {} : { pveVersion }),
     checks,
     role,
+    toGrant,
     exitCode: checks.some((c) => c.status === "fail") ? 1 : 0,
   });
 
@@ -162,6 +169,8 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     pveMajor,
     cloudImage,
   });
+  // Unreadable permissions: every requirement counts as missing.
+  let missing: readonly Requirement[] = needs;
   let permissions: Permissions | undefined;
   try {
     permissions = await api.permissions();
@@ -174,8 +183,10 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     });
   }
   if (permissions !== undefined) {
+    const have = permissions;
+    missing = needs.filter((need) => !satisfied(have, need));
     for (const need of needs) {
-      const ok = satisfied(permissions, need);
+      const ok = !missing.includes(need);
       checks.push({
         area: "privilege",
         name: `${need.privilege} on ${need.path}`,
@@ -185,7 +196,11 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     }
   }
   await checkClock(connection, checks);
-  return done(version.version, roleCommands(needs, connection.tokenId));
+  return done(
+    version.version,
+    roleCommands(needs, connection.tokenId),
+    roleCommands(needs, connection.tokenId, missing),
+  );
 }
 
 /** How a requirement with a broader alternative says so: ` (or Sys.Audit + Sys.Modify on /)`. */
@@ -221,11 +236,11 @@ function formatDoctor(report: DoctorReport): string {
     row("STATUS", "CHECK", "DETAIL"),
     ...report.checks.map((c) => row(c.status === "fail" ? "FAIL" : c.status, c.name, c.detail)),
   ];
-  if (report.role.length > 0) {
+  if (report.toGrant.length > 0) {
     lines.push(
       "",
-      "The minimal role, and where to grant it (as root on a PVE node):",
-      ...report.role.map((l) => `  ${l}`),
+      "The minimal role, and where to grant it for what is missing (as root on a PVE node):",
+      ...report.toGrant.map((l) => `  ${l}`),
     );
   }
   const failed = report.checks.filter((c) => c.status === "fail").length;

@@ -2,6 +2,7 @@
  * What sweep reports: one row per orphan it found (and, with `--apply`, what became of it), and
  * the orphans themselves as the find step hands them to the list or delete step.
  */
+import { vmLabel } from "../provider/entry";
 import type { ExitCode } from "./report";
 import type { MarkedVm, SeedIso } from "./sweep-scan";
 import type { MarkedTemplate, TemplateImage } from "./sweep-templates";
@@ -65,7 +66,7 @@ export function vmItem(vm: Orphans["vms"][number], action: Action, detail?: stri
   const killed = killedRun(vm);
   return {
     kind: "vm",
-    target: `VM ${vm.vmid} on ${vm.node} (${vm.name})`,
+    target: `${vmLabel(vm.vmid, vm.node)} (${vm.name})`,
     node: vm.node,
     vmid: vm.vmid,
     identity: vm.identity,

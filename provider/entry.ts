@@ -167,3 +167,4 @@ export { parseSeedName } from "./seed/seed-name";
 export { TEMPLATE_STORAGE_DEFAULTS } from "./template/inputs";
 export { imageIdentityOf, readTemplateMark } from "./template/mark";
 export { IMPORT_MIN_RELEASE, importsDiskImages } from "./template/preflight";
+export { vmLabel } from "./vm/vm-label";
