@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { workspaceDir } from "../e2e/support/paths";
@@ -24,4 +24,29 @@ export function runBin(args: string[], cwd: string, env: NodeJS.ProcessEnv): Pro
 
 export function readJson<T>(file: string): T {
   return JSON.parse(fs.readFileSync(file, "utf8")) as T;
+}
+
+/** `pulumi up` in its own process group, so that a kill takes the whole engine at once. */
+export function startEngineUp(dir: string, env: NodeJS.ProcessEnv) {
+  const child = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {
+    cwd: dir,
+    env,
+    detached: true,
+    stdio: "ignore",
+  });
+  return {
+    kill: () => {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    },
+    exited: new Promise<void>((resolve) => child.once("exit", () => resolve())),
+  };
+}
+
+/** Waits until `condition` holds, polling every 20 ms; fails naming `what` after `timeoutMs`. */
+export async function until(what: string, condition: () => boolean, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
