@@ -44,68 +44,81 @@ export function listOrphans(orphans: Orphans): SweepItem[] {
   ];
 }
 
-const LOCKED = (lock: string) => `locked (${lock}): a task may still run on it; sweep again later`;
+type Action = SweepItem["action"];
 
-/** Stop, seeds on every node, destroy; a VM a task holds locked is left for a later sweep. */
-export async function deleteVms(
+/** How one kind of orphan is deleted and reported. */
+interface Deleter<T> {
+  readonly remove: (orphan: T) => Promise<void>;
+  readonly row: (orphan: T, action: Action, detail?: string) => SweepItem;
+  /** The detail of a deleted one; default: the row's own. */
+  readonly done?: ((orphan: T) => string) | undefined;
+  /** An error the delete refuses with on purpose (a skip, not a failure). */
+  readonly refusal?: "CONFLICT" | undefined;
+}
+
+/**
+ * Deletes each orphan in turn; one a task holds locked is left for a later sweep, and a failure
+ * is its row, not the end of the sweep.
+ */
+async function deleteEach<T extends object>(
+  orphans: readonly T[],
+  deleter: Deleter<T>,
+): Promise<SweepItem[]> {
+  const items: SweepItem[] = [];
+  for (const orphan of orphans) {
+    const lock = (orphan as { readonly lock?: string | undefined }).lock;
+    if (lock !== undefined) {
+      const why = `locked (${lock}): a task may still run on it; sweep again later`;
+      items.push(deleter.row(orphan, "skipped", why));
+      continue;
+    }
+    try {
+      await deleter.remove(orphan);
+      items.push(deleter.row(orphan, "deleted", deleter.done?.(orphan)));
+    } catch (error) {
+      const refused = deleter.refusal !== undefined && hasCode(error, deleter.refusal);
+      items.push(deleter.row(orphan, refused ? "skipped" : "failed", (error as Error).message));
+    }
+  }
+  return items;
+}
+
+/** Stop, seeds on every node, destroy. */
+export function deleteVms(
   ctx: OperationContext,
   vms: Orphans["vms"],
   taskMs: number,
 ): Promise<SweepItem[]> {
-  const items: SweepItem[] = [];
-  for (const vm of vms) {
-    if (vm.lock !== undefined) {
-      items.push(vmItem(vm, "skipped", LOCKED(vm.lock)));
-      continue;
-    }
-    try {
-      await deleteMarkedVm(ctx, vm, taskMs);
-      items.push(vmItem(vm, "deleted", "stopped, seeds deleted, destroyed"));
-    } catch (error) {
-      items.push(vmItem(vm, "failed", (error as Error).message));
-    }
-  }
-  return items;
+  return deleteEach(vms, {
+    remove: (vm) => deleteMarkedVm(ctx, vm, taskMs),
+    row: vmItem,
+    done: () => "stopped, seeds deleted, destroyed",
+  });
 }
 
 /** Each delete refuses while a linked clone is left (a skip), and takes the template's image. */
-export async function deleteTemplates(
+export function deleteTemplates(
   ctx: OperationContext,
   templates: Orphans["templates"],
   taskMs: number,
 ): Promise<SweepItem[]> {
-  const items: SweepItem[] = [];
-  for (const t of templates) {
-    if (t.lock !== undefined) {
-      items.push(templateItem(t, "skipped", LOCKED(t.lock)));
-      continue;
-    }
-    try {
-      await deleteMarkedTemplate(ctx, t, taskMs);
-      items.push(templateItem(t, "deleted", `destroyed, image ${t.image} deleted`));
-    } catch (error) {
-      const refused = hasCode(error, "CONFLICT");
-      items.push(templateItem(t, refused ? "skipped" : "failed", (error as Error).message));
-    }
-  }
-  return items;
+  return deleteEach(templates, {
+    remove: (t) => deleteMarkedTemplate(ctx, t, taskMs),
+    row: templateItem,
+    done: (t) => `destroyed, image ${t.image} deleted`,
+    refusal: "CONFLICT",
+  });
 }
 
-export async function deleteImages(
+export function deleteImages(
   ctx: OperationContext,
   images: Orphans["images"],
   taskMs: number,
 ): Promise<SweepItem[]> {
-  const items: SweepItem[] = [];
-  for (const image of images) {
-    try {
-      await deleteOrphanImage(ctx, image, taskMs);
-      items.push(imageItem(image, "deleted"));
-    } catch (error) {
-      items.push(imageItem(image, "failed", (error as Error).message));
-    }
-  }
-  return items;
+  return deleteEach(images, {
+    remove: (image) => deleteOrphanImage(ctx, image, taskMs),
+    row: imageItem,
+  });
 }
 
 /** The seeds left once the VMs are gone (a VM's delete removes its own): those of VMs long gone. */
