@@ -94,14 +94,14 @@ const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
  * a spawn error (`code: -2`) or a search upwards that names neither flag.
  */
 function checkProgramDir(cwd: string, given: string | undefined): void {
-  const flag = given === undefined ? "the current directory" : `--cwd ${given}`;
+  const flag = given === undefined ? "the current directory" : `--cwd ${given}:`;
   const hint =
     "--cwd takes the program's directory (the one holding Pulumi.yaml), --stack the stack's name";
-  if (!fs.existsSync(cwd)) throw new UsageError(`${flag}: ${cwd} does not exist. ${hint}`);
+  if (!fs.existsSync(cwd)) throw new UsageError(`${flag} ${cwd} does not exist. ${hint}`);
   if (!fs.statSync(cwd).isDirectory()) {
-    throw new UsageError(`${flag}: ${cwd} is not a directory. ${hint}`);
+    throw new UsageError(`${flag} ${cwd} is not a directory. ${hint}`);
   }
   if (!PROJECT_FILES.some((file) => fs.existsSync(path.join(cwd, file)))) {
-    throw new UsageError(`${flag}: ${cwd} holds no Pulumi.yaml. ${hint}`);
+    throw new UsageError(`${flag} ${cwd} holds no Pulumi.yaml. ${hint}`);
   }
 }

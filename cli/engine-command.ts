@@ -77,14 +77,6 @@ export async function runEngineCommand(
   const onOutput = options.onOutput ?? ((text: string) => void process.stdout.write(text));
   const chosen = options.parallel ?? parallelFromEnv({ ...process.env, ...options.env });
   const parallel = chosen ?? DEFAULT_PARALLEL;
-  // A preview runs no resource operation; a process that runs several commands says it once.
-  if (chosen === undefined && command !== "drift" && !parallelSaid) {
-    parallelSaid = true;
-    onOutput(
-      `pulumi-proxmox: running ${parallel} resource operations at once (--parallel ${parallel}): ` +
-        "VM work waits on PVE, not on this machine\n",
-    );
-  }
   const hooks: EngineHooks = {
     parallel,
     onEvent: (event) => {
@@ -101,6 +93,15 @@ export async function runEngineCommand(
   let report: CommandReport;
   try {
     const stack = await selectStack(options);
+    // Said once the stack is there to run on; a preview runs no resource operation; a process
+    // that runs several commands says it once.
+    if (chosen === undefined && command !== "drift" && !parallelSaid) {
+      parallelSaid = true;
+      onOutput(
+        `pulumi-proxmox: running ${parallel} resource operations at once (--parallel ${parallel}): ` +
+          "VM work waits on PVE, not on this machine\n",
+      );
+    }
     const result = await run(stack, hooks);
     const resources = collector.changes();
     const planned =

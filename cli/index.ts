@@ -120,7 +120,9 @@ async function engineCommand(
     destroy,
   };
   const report = await run[command](options);
-  (report.status === "error" ? io.stderr : io.stdout)(`\n${formatReport(report)}`);
+  // A blank line between the engine's progress and the summary; none when there was no progress.
+  const gap = values.quiet === true ? "" : "\n";
+  (report.status === "error" ? io.stderr : io.stdout)(`${gap}${formatReport(report)}`);
   return report.exitCode;
 }
 

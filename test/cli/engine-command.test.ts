@@ -79,4 +79,29 @@ describe("runEngineCommand", () => {
     expect(report.error).toContain("It removes the lock and changes nothing on Proxmox.");
     expect(report.error).not.toContain("code: 255");
   });
+
+  it("says nothing of parallelism when the stack cannot be selected", async () => {
+    let output = "";
+    const missing = {
+      LocalWorkspace: {
+        selectStack: async () => {
+          throw new Error("no stack named 'dev' found");
+        },
+        create: async () => ({ listStacks: async () => [] }),
+      },
+    } as unknown as AutomationModule;
+    const report = await runEngineCommand(
+      "up",
+      {
+        stack: "dev",
+        automation: missing,
+        env: { PULUMI_PARALLEL: "" },
+        onOutput: (t) => void (output += t),
+      },
+      async () => ({ changeSummary: {} }),
+    );
+    expect(report.exitCode).toBe(1);
+    expect(report.error).toContain("no stack named 'dev' found for the program in");
+    expect(output).toBe("");
+  });
 });
