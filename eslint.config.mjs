@@ -43,11 +43,12 @@ export default tseslint.config(
     // Layering (STYLE.md §3.2): only the HTTP client touches undici; operations and the pure
     // layers never import the Pulumi SDK; the simulator never imports provider internals.
     files: [
-      "provider/operations/**",
-      "provider/seed/**",
-      "provider/state/**",
-      "provider/lock.ts",
-      "provider/retry.ts",
+      "provider/vm/operations/**",
+      "provider/vm/steps/**",
+      "provider/vm/seed/**",
+      "provider/vm/state/**",
+      "provider/pve/lock.ts",
+      "provider/pve/retry.ts",
     ],
     rules: {
       "no-restricted-imports": ["error", { paths: ["undici", "@pulumi/pulumi"] }],

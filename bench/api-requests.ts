@@ -6,12 +6,12 @@
 // counted from the simulator's request log; (2) `/cluster/resources` requests for a refresh of
 // 1/10/100 VMs in one process, with and without listing coalescing; (3) the polling overshoot
 // of waitForTask (detected done minus actually done) for 0.5 s, 2 s and 10 s tasks.
-import { ListingCoalescer, coalescedApi } from "../provider/api/coalesced-api.js";
-import { closeSharedDispatchers } from "../provider/api/dispatcher-registry.js";
-import { HttpProxmoxApi } from "../provider/api/http-api.js";
-import type { ProxmoxApi } from "../provider/api/proxmox-api.js";
-import { waitForTask } from "../provider/api/tasks.js";
-import { parseConnectionConfig } from "../provider/config.js";
+import { ListingCoalescer, coalescedApi } from "../provider/pve/api/coalesced-api.js";
+import { closeSharedDispatchers } from "../provider/pve/api/dispatcher-registry.js";
+import { HttpProxmoxApi } from "../provider/pve/api/http-api.js";
+import type { ProxmoxApi } from "../provider/pve/api/proxmox-api.js";
+import { waitForTask } from "../provider/pve/tasks/task-wait.js";
+import { parseConnectionConfig } from "../provider/pve/config.js";
 import { startSimulator, type Simulator } from "../simulator/index.js";
 
 const TEMPLATE = 9000;

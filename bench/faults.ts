@@ -7,7 +7,7 @@
 //
 // Prints the table and the counts. Exits non-zero only when the harness cannot run.
 import { afterAll, it } from "vitest";
-import { closeSharedDispatchers } from "../provider/api/dispatcher-registry";
+import { closeSharedDispatchers } from "../provider/pve/api/dispatcher-registry";
 import {
   applies,
   documentedRetries,

@@ -75,11 +75,11 @@ async function main(): Promise<void> {
       k.includes("/node_modules/typescript/"),
     );
     const runtime = require(
-      resolve(dist, "provider", "runtime.js"),
-    ) as typeof import("../provider/runtime");
+      resolve(dist, "provider", "glue/runtime.js"),
+    ) as typeof import("../provider/glue/runtime");
     const { checkVm } = require(
       resolve(dist, "provider", "operations", "check.js"),
-    ) as typeof import("../provider/operations/check");
+    ) as typeof import("../provider/vm/operations/check");
     row("+ the provider's runtime as check and diff load it (zod, the spec)", settled());
 
     const config: Record<string, string> = {

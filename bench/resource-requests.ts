@@ -12,26 +12,26 @@ import * as path from "node:path";
 const load = createRequire(path.resolve("dist", "bench.js"));
 const { startSimulator } = load("./simulator/index.js") as typeof import("../simulator/index.js");
 const { buildContext } = load(
-  "./provider/connection-context.js",
-) as typeof import("../provider/connection-context.js");
+  "./provider/pve/connection.js",
+) as typeof import("../provider/pve/connection.js");
 const { checkVm } = load(
-  "./provider/operations/check.js",
-) as typeof import("../provider/operations/check.js");
+  "./provider/vm/operations/check.js",
+) as typeof import("../provider/vm/operations/check.js");
 const { createVm } = load(
-  "./provider/operations/create.js",
-) as typeof import("../provider/operations/create.js");
+  "./provider/vm/operations/create.js",
+) as typeof import("../provider/vm/operations/create.js");
 const { readVm } = load(
-  "./provider/operations/read.js",
-) as typeof import("../provider/operations/read.js");
+  "./provider/vm/operations/read.js",
+) as typeof import("../provider/vm/operations/read.js");
 const { updateVm } = load(
-  "./provider/operations/update.js",
-) as typeof import("../provider/operations/update.js");
+  "./provider/vm/operations/update.js",
+) as typeof import("../provider/vm/operations/update.js");
 const { deleteVm } = load(
-  "./provider/operations/delete.js",
-) as typeof import("../provider/operations/delete.js");
+  "./provider/vm/operations/delete.js",
+) as typeof import("../provider/vm/operations/delete.js");
 const { closeSharedDispatchers } = load(
-  "./provider/api/dispatcher-registry.js",
-) as typeof import("../provider/api/dispatcher-registry.js");
+  "./provider/pve/api/dispatcher-registry.js",
+) as typeof import("../provider/pve/api/dispatcher-registry.js");
 
 type Resolved = Parameters<typeof createVm>[1];
 

@@ -32,9 +32,9 @@ registerHooks({
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { buildSeed } =
-  require("../provider/seed/build-seed.js") as typeof import("../provider/seed/build-seed.js");
+  require("../provider/vm/seed/build-seed.js") as typeof import("../provider/vm/seed/build-seed.js");
 const { validateCloudInit } =
-  require("../provider/seed/inputs.js") as typeof import("../provider/seed/inputs.js");
+  require("../provider/vm/seed/seed-inputs.js") as typeof import("../provider/vm/seed/seed-inputs.js");
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 const KEY =

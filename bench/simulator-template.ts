@@ -20,11 +20,11 @@ const { startSimulator, REALISTIC_TASK_MS } = require(
   dist("simulator/index.js"),
 ) as typeof import("../simulator/index.js");
 const { buildContext } = require(
-  dist("provider/connection-context.js"),
-) as typeof import("../provider/connection-context.js");
+  dist("provider/pve/connection.js"),
+) as typeof import("../provider/pve/connection.js");
 const { checkTemplate } = require(
-  dist("provider/template/inputs.js"),
-) as typeof import("../provider/template/inputs.js");
+  dist("provider/template/template-inputs.js"),
+) as typeof import("../provider/template/template-inputs.js");
 const { createTemplate } = require(
   dist("provider/template/create.js"),
 ) as typeof import("../provider/template/create.js");
@@ -32,8 +32,8 @@ const { deleteTemplate } = require(
   dist("provider/template/delete.js"),
 ) as typeof import("../provider/template/delete.js");
 const { closeSharedDispatchers } = require(
-  dist("provider/api/dispatcher-registry.js"),
-) as typeof import("../provider/api/dispatcher-registry.js");
+  dist("provider/pve/api/dispatcher-registry.js"),
+) as typeof import("../provider/pve/api/dispatcher-registry.js");
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 const { values } = parseArgs({ options: { mib: { type: "string", default: "256" } } });

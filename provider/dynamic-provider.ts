@@ -7,8 +7,8 @@
  *
  * This subpath is a state contract: it must keep its name and its exports forever.
  */
-import type * as EngineWatch from "./engine-watch";
-import type * as Runtime from "./runtime";
+import type * as EngineWatch from "./glue/engine-watch";
+import type * as Runtime from "./glue/runtime";
 
 type Props = Record<string, unknown>;
 
@@ -19,9 +19,9 @@ type Props = Record<string, unknown>;
 // module is not loaded from node_modules (tests, a linked checkout).
 const runtime = (): typeof Runtime => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (require("./engine-watch") as typeof EngineWatch).installEngineWatch();
+  (require("./glue/engine-watch") as typeof EngineWatch).installEngineWatch();
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require("./runtime") as typeof Runtime;
+  return require("./glue/runtime") as typeof Runtime;
 };
 
 export function configure(request: { config: { get(key: string): string | undefined } }) {

@@ -3,18 +3,18 @@
  * VM found by its mark, a stored input set. The CLI calls these instead of building state objects
  * of its own, so a change of the state or of the spec cannot leave the CLI behind.
  */
-import type { ConnectionConfig } from "./config";
-import type { ConfigReader, ConnectOptions, Connected } from "./connection-context";
-import type { OperationContext } from "./context";
-import { identityOf } from "./identity";
-import { deleteVm } from "./operations/delete";
+import type { ConnectionConfig } from "./pve/config";
+import type { ConfigReader, ConnectOptions, Connected } from "./pve/connection";
+import type { OperationContext } from "./pve/context";
+import { identityOf } from "./vm/identity";
+import { deleteVm } from "./vm/operations/delete";
 import { deleteImage, deleteTemplate } from "./template/delete";
-import { checkTemplate, type TemplateInputs } from "./template/inputs";
+import { checkTemplate, type TemplateInputs } from "./template/template-inputs";
 import { planOf } from "./template/mark";
-import { DEFAULTS } from "./spec/derive";
-import { FIELDS, type FieldName } from "./spec/fields";
+import { DEFAULTS } from "./vm/spec/derive";
+import { FIELDS, type FieldName } from "./vm/spec/fields";
 
-export { RESUME_ENV } from "./operations/resume-list";
+export { RESUME_ENV } from "./vm/steps/resume-list";
 
 /** A VM the CLI found by its mark: its VMID, the identity and name the mark and VM carry. */
 export interface VmToDelete {
@@ -138,7 +138,7 @@ export async function connect(
   connection: ConnectionConfig,
   options: ConnectOptions,
 ): Promise<Connected> {
-  const { connect: connectNow } = await import("./connection-context.js");
+  const { connect: connectNow } = await import("./pve/connection.js");
   return connectNow(connection, options);
 }
 
@@ -147,24 +147,30 @@ export async function connectionFromConfig(
   config: ConfigReader,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<ConnectionConfig> {
-  const { connectionFromConfig: fromConfig } = await import("./connection-context.js");
+  const { connectionFromConfig: fromConfig } = await import("./pve/connection.js");
   return fromConfig(config, { env });
 }
 
 // What else the CLI and the components use of the provider: this module is their one door
 // (test/package/provider-door.test.ts holds them to it).
-export type { ClusterVm, NodeStorage, Permissions, ProxmoxApi, VmConfig } from "./api/proxmox-api";
-export { canonical } from "./canonical";
-export type { CheckFailure } from "./check-failure";
-export { parseConnectionConfig, type ConnectionConfig } from "./config";
-export type { ConfigReader, ConnectOptions, Connected } from "./connection-context";
-export type { OperationContext } from "./context";
-export { hasCode } from "./errors";
-export { ipv4Address, ipv4Cidr } from "./formats";
-export { readMark } from "./identity";
-export { failuresOfIssues } from "./operations/check";
-export { parseSeedName } from "./seed/seed-name";
-export { TEMPLATE_STORAGE_DEFAULTS } from "./template/inputs";
+export type {
+  ClusterVm,
+  NodeStorage,
+  Permissions,
+  ProxmoxApi,
+  VmConfig,
+} from "./pve/api/proxmox-api";
+export { canonical } from "./inputs/canonical";
+export type { CheckFailure } from "./inputs/check-failure";
+export { parseConnectionConfig, type ConnectionConfig } from "./pve/config";
+export type { ConfigReader, ConnectOptions, Connected } from "./pve/connection";
+export type { OperationContext } from "./pve/context";
+export { hasCode } from "./pve/errors";
+export { ipv4Address, ipv4Cidr } from "./inputs/formats";
+export { readMark } from "./vm/identity";
+export { failuresOfIssues } from "./vm/operations/check";
+export { parseSeedName } from "./vm/seed/seed-name";
+export { TEMPLATE_STORAGE_DEFAULTS } from "./template/template-inputs";
 export { imageIdentityOf, readTemplateMark } from "./template/mark";
 export { IMPORT_MIN_RELEASE, importsDiskImages } from "./template/preflight";
 export { vmLabel } from "./vm/vm-label";

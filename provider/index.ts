@@ -12,8 +12,8 @@ export {
   type DiskArgs,
   type NetworkArgs,
   type ProxmoxVmArgs,
-} from "./resource";
-export { CloudImageTemplate, type CloudImageTemplateArgs } from "./template-resource";
+} from "./vm/resource";
+export { CloudImageTemplate, type CloudImageTemplateArgs } from "./template/resource";
 export {
   ERROR_CODES,
   PermanentError,
@@ -25,4 +25,4 @@ export {
   isTransient,
   type ErrorCode,
   type ErrorContext,
-} from "./errors";
+} from "./pve/errors";

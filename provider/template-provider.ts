@@ -6,24 +6,24 @@
  *
  * This subpath is a state contract: it must keep its name and its exports forever.
  */
-import type * as EngineWatch from "./engine-watch";
-import type * as Runtime from "./runtime";
-import type * as TemplateRuntime from "./template/runtime";
+import type * as EngineWatch from "./glue/engine-watch";
+import type * as Runtime from "./glue/runtime";
+import type * as TemplateRuntime from "./template/template-runtime";
 
 type Props = Record<string, unknown>;
 
 // Plain `require`s, for the reasons dynamic-provider.ts gives.
 const runtime = (): typeof TemplateRuntime => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (require("./engine-watch") as typeof EngineWatch).installEngineWatch();
+  (require("./glue/engine-watch") as typeof EngineWatch).installEngineWatch();
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require("./template/runtime") as typeof TemplateRuntime;
+  return require("./template/template-runtime") as typeof TemplateRuntime;
 };
 
 export function configure(request: { config: { get(key: string): string | undefined } }) {
   runtime();
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require("./runtime") as typeof Runtime).configure(request.config);
+  return (require("./glue/runtime") as typeof Runtime).configure(request.config);
 }
 export function check(olds: Props, news: Props) {
   return runtime().check(olds, news);

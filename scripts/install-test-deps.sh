@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the seed tests read ISOs and YAML with (test/provider/seed):
+# Installs the Debian packages the seed tests read ISOs and YAML with (test/provider/vm/seed):
 #   xorriso (xorriso), isoinfo (genisoimage), 7z (p7zip-full), blkid (util-linux),
 #   python3 + PyYAML (python3-yaml: cloud-init's own YAML loader, the oracle for our emitter),
 #   cloud-init (its `schema` and `devel net-convert` commands check the documents we render).

@@ -23,10 +23,10 @@ npm run --silent lint
 # the guest agent. The simulator's own per-release behaviour is covered in the main run.
 VERSION_MATRIX_FILES=(
   test/cli/doctor.int.test.ts
-  test/provider/api/http-api.int.test.ts
-  test/provider/operations/clone.int.test.ts
-  test/provider/operations/observe.int.test.ts
-  test/provider/operations/pool-step.int.test.ts
+  test/provider/pve/api/http-api.int.test.ts
+  test/provider/vm/steps/clone.int.test.ts
+  test/provider/vm/steps/observe.int.test.ts
+  test/provider/vm/steps/pool-step.int.test.ts
   test/examples/single-vm.e2e.test.ts
 )
 

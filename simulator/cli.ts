@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
+import { conformanceMain } from "./conformance/command.js";
 import { startSimulator } from "./index.js";
 import { CONTENT_TYPES, DEFAULT_STORAGES } from "./model/defaults.js";
 import type { StorageSeed } from "./model/types.js";
@@ -24,6 +25,8 @@ const USAGE = `pve-sim: a Proxmox VE API simulator (loopback only)
   --no-templates        start without the two pre-made templates (a cluster nobody set up)
   --storage-content <storage>=<types>  a storage's content types, as \`pvesm set --content\`
                         sets them, e.g. local=iso,vztmpl,backup,import (repeatable)
+
+  pve-sim conformance --help   record a real cluster and compare it with the simulator
 
 Prints one JSON line when ready: {"url","caFile","apiToken","rootPassword","adminUrl"}.`;
 
@@ -120,7 +123,11 @@ function withContent(storages: readonly StorageSeed[], settings: readonly string
   return storages.map((s) => ({ ...s, content: content.get(s.storage) ?? s.content }));
 }
 
-main().catch((err: unknown) => {
+const run: Promise<void> =
+  process.argv[2] === "conformance"
+    ? conformanceMain(process.argv.slice(3)).then((code) => process.exit(code))
+    : main();
+run.catch((err: unknown) => {
   process.stderr.write(`pve-sim: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

@@ -5,13 +5,13 @@
  * started and carries on from its step; the image's name is derived from the identity, so it is
  * not fetched twice.
  */
-import { formatMemory } from "../spec/compute";
-import type { OperationContext } from "../context";
-import { aboutVmOnce, hasCode, PermanentError } from "../errors";
-import { describe, probeOrder } from "../identity";
-import { isNameless } from "../operations/find-own-vm";
+import { formatMemory } from "../vm/spec/compute";
+import type { OperationContext } from "../pve/context";
+import { aboutVmOnce, hasCode, PermanentError } from "../pve/errors";
+import { describe, probeOrder } from "../vm/identity";
+import { isNameless } from "../vm/steps/find-own-vm";
 import { ensureImage } from "./download";
-import type { TemplateInputs } from "./inputs";
+import type { TemplateInputs } from "./template-inputs";
 import { planOf, readTemplateMark, templateMark, type TemplatePlan } from "./mark";
 import { preflightTemplate } from "./preflight";
 import type { TemplateState } from "./state";

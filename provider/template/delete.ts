@@ -4,8 +4,8 @@
  * last, so a failed destroy leaves both for the next delete; a template already gone leaves only
  * the image to delete.
  */
-import type { OperationContext } from "../context";
-import { aboutVmOnce, hasCode, PermanentError } from "../errors";
+import type { OperationContext } from "../pve/context";
+import { aboutVmOnce, hasCode, PermanentError } from "../pve/errors";
 import { readTemplateMark } from "./mark";
 import type { TemplateState } from "./state";
 

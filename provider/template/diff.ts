@@ -3,8 +3,8 @@
  * one is deleted (the VMs cloned from the old one keep running; linked clones hold it until they
  * are gone). Timeouts are settings and change nothing.
  */
-import { isUnknown } from "../inputs";
-import { TEMPLATE_INPUT_KEYS } from "./inputs";
+import { isUnknown } from "../inputs/unknown";
+import { TEMPLATE_INPUT_KEYS } from "./template-inputs";
 
 export function diffTemplate(
   olds: Readonly<Record<string, unknown>>,

@@ -6,11 +6,11 @@
  * the task's status, started it): that task is waited for instead. While a task runs, its
  * log's wget progress lines (bytes, percent) become progress lines.
  */
-import { idOfUpid, typeOfUpid } from "../api/classify";
-import type { Upid } from "../api/proxmox-api";
-import { isTransient } from "../errors";
-import type { OperationContext } from "../context";
-import type { TemplateInputs } from "./inputs";
+import { idOfUpid, typeOfUpid } from "../pve/upid";
+import type { Upid } from "../pve/api/proxmox-api";
+import { isTransient } from "../pve/errors";
+import type { OperationContext } from "../pve/context";
+import type { TemplateInputs } from "./template-inputs";
 import type { TemplatePlan } from "./mark";
 import { redactedError, redactUrls } from "./redact";
 

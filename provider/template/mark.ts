@@ -8,9 +8,14 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { phaseSchema, readMarkOf, vmNameFor, type Phase } from "../identity";
+import { phaseSchema, readMarkOf, vmNameFor, type Phase } from "../vm/identity";
 import { redactUrls } from "./redact";
-import { IMAGE_FORMATS, imageFormatOf, TEMPLATE_INPUT_KEYS, type TemplateInputs } from "./inputs";
+import {
+  IMAGE_FORMATS,
+  imageFormatOf,
+  TEMPLATE_INPUT_KEYS,
+  type TemplateInputs,
+} from "./template-inputs";
 
 const templateMarkSchema = z.object({
   v: z.literal(1),

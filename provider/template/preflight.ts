@@ -2,9 +2,9 @@
  * Before any download: the PVE release can import the image, and the two storages exist on the
  * node with the content each step needs. Each failure names the input and what to do.
  */
-import type { OperationContext } from "../context";
-import { PermanentError } from "../errors";
-import type { TemplateInputs } from "./inputs";
+import type { OperationContext } from "../pve/context";
+import { PermanentError } from "../pve/errors";
+import type { TemplateInputs } from "./template-inputs";
 
 /** `import` content takes qcow2/raw/vmdk from PVE 8.4 on (before: OVA only, or no import at all). */
 export const IMPORT_MIN_RELEASE = { major: 8, minor: 4 } as const;

@@ -3,8 +3,8 @@
  * not ours, or no longer a template) reads as gone, and the engine plans a new one; a boot disk
  * on another storage than the input reads back as that storage, which `diff` shows as drift.
  */
-import type { OperationContext } from "../context";
-import { hasCode } from "../errors";
+import type { OperationContext } from "../pve/context";
+import { hasCode } from "../pve/errors";
 import { readTemplateMark } from "./mark";
 import type { TemplateState } from "./state";
 

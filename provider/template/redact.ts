@@ -4,7 +4,7 @@
  * into the template's description — goes through {@link redactUrls} first: the query becomes
  * `?…`, the scheme, host and path stay readable.
  */
-import { isProxmoxError, PermanentError, TransientError, type ProxmoxError } from "../errors";
+import { isProxmoxError, PermanentError, TransientError, type ProxmoxError } from "../pve/errors";
 
 /** An http(s) URL up to its query string, then the query (up to a fragment, space or quote). */
 const URL_QUERY = /\b(https?:\/\/[^\s?#'"]*)\?[^\s#'"]*/gi;

@@ -1,6 +1,6 @@
 /** What a template's state holds: its inputs (for diff and replacement), where it is, and its image. */
 import { z } from "zod";
-import type { TemplateInputs } from "./inputs";
+import type { TemplateInputs } from "./template-inputs";
 
 export interface TemplateState extends TemplateInputs {
   readonly vmid: number;

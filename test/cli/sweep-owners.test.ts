@@ -6,8 +6,8 @@ import {
   templateOwners,
   VM_TYPE,
 } from "../../cli/sweep-owners";
-import { identityOf } from "../../provider/identity";
-import { checkTemplate, type TemplateInputs } from "../../provider/template/inputs";
+import { identityOf } from "../../provider/vm/identity";
+import { checkTemplate, type TemplateInputs } from "../../provider/template/template-inputs";
 import { planOf } from "../../provider/template/mark";
 
 const inputs = (name: string) => ({

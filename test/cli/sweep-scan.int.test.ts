@@ -4,15 +4,15 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sweep } from "../../cli/sweep";
 import { VM_TYPE } from "../../cli/sweep-owners";
-import { HttpProxmoxApi } from "../../provider/api/http-api";
-import { waitForTask } from "../../provider/api/tasks";
-import { parseConnectionConfig, type ConnectionConfig } from "../../provider/config";
-import { checkVm } from "../../provider/operations/check";
-import { createVm } from "../../provider/operations/create";
-import type { ResolvedInputs } from "../../provider/operations/resolved-inputs";
-import { buildVmSeed } from "../../provider/operations/vm-seed";
-import { buildContext } from "../../provider/connection-context";
-import type { VmState } from "../../provider/state/vm-state";
+import { HttpProxmoxApi } from "../../provider/pve/api/http-api";
+import { waitForTask } from "../../provider/pve/tasks/task-wait";
+import { parseConnectionConfig, type ConnectionConfig } from "../../provider/pve/config";
+import { checkVm } from "../../provider/vm/operations/check";
+import { createVm } from "../../provider/vm/operations/create";
+import type { ResolvedInputs } from "../../provider/vm/steps/resolved-inputs";
+import { buildVmSeed } from "../../provider/vm/steps/vm-seed";
+import { buildContext } from "../../provider/pve/connection";
+import type { VmState } from "../../provider/vm/state/vm-state";
 import { startSimulator, type Simulator } from "../../simulator";
 
 const inputs = checkVm(

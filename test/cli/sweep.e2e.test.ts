@@ -1,10 +1,10 @@
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SweepReport } from "../../cli";
-import { HttpProxmoxApi } from "../../provider/api/http-api";
-import { waitForTask } from "../../provider/api/tasks";
-import { parseConnectionConfig } from "../../provider/config";
-import { buildVmSeed } from "../../provider/operations/vm-seed";
+import { HttpProxmoxApi } from "../../provider/pve/api/http-api";
+import { waitForTask } from "../../provider/pve/tasks/task-wait";
+import { parseConnectionConfig } from "../../provider/pve/config";
+import { buildVmSeed } from "../../provider/vm/steps/vm-seed";
 import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";

@@ -26,7 +26,7 @@ const TEXT = /\.(?:ts|mts|js|md|sh|json|go)$|^\.ci\//;
 function trackedFiles(): string[] {
   return execFileSync("git", ["ls-files"], { cwd: repoRoot, encoding: "utf8" })
     .split("\n")
-    .filter((file) => TEXT.test(file) && !file.startsWith("test/provider/state/fixtures/"))
+    .filter((file) => TEXT.test(file) && !file.startsWith("test/provider/vm/state/fixtures/"))
     .filter((file) => file !== "package-lock.json");
 }
 

@@ -2,10 +2,10 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../simulator";
-import { checkVm } from "../../provider/operations/check";
-import { createVm } from "../../provider/operations/create";
-import type { ResolvedInputs } from "../../provider/operations/resolved-inputs";
-import type { VmState } from "../../provider/state/vm-state";
+import { checkVm } from "../../provider/vm/operations/check";
+import { createVm } from "../../provider/vm/operations/create";
+import type { ResolvedInputs } from "../../provider/vm/steps/resolved-inputs";
+import type { VmState } from "../../provider/vm/state/vm-state";
 import { workspaceDir } from "../e2e/support/paths";
 import { simulatorContext } from "../support/test-context";
 
@@ -36,13 +36,13 @@ const calls = JSON.parse(process.env.PROBE_CALLS);
 /** What only create, update and delete need: the seed writer, its YAML, the template glue. */
 const WRITE_PATH = [
   "yaml",
-  "provider/seed/build-seed",
-  "provider/seed/iso9660",
-  "provider/seed/nocloud",
-  "provider/operations/create",
-  "provider/operations/update",
-  "provider/operations/delete",
-  "provider/operations/seed-step",
+  "provider/vm/seed/build-seed",
+  "provider/vm/seed/iso9660",
+  "provider/vm/seed/nocloud",
+  "provider/vm/operations/create",
+  "provider/vm/operations/update",
+  "provider/vm/operations/delete",
+  "provider/vm/steps/seed-step",
 ];
 const notOnReadPaths = (loaded: string[]) =>
   loaded.filter(
@@ -92,7 +92,7 @@ describe("the dynamic provider process", () => {
     const { answers, loaded } = await probe([["read", String(vm.vmid), vm]]);
 
     expect(answers[0]).toMatchObject({ id: String(vm.vmid), props: { vmid: vm.vmid } });
-    expect(loaded).toEqual(expect.arrayContaining(["provider/operations/read", "undici"]));
+    expect(loaded).toEqual(expect.arrayContaining(["provider/vm/operations/read", "undici"]));
     expect(notOnReadPaths(loaded)).toEqual([]);
   });
 
@@ -116,7 +116,7 @@ describe("the dynamic provider process", () => {
     ]);
 
     expect(answers[0]).toMatchObject({ id: expect.stringMatching(/^\d+$/) });
-    expect(loaded).toEqual(expect.arrayContaining(["provider/operations/create"]));
+    expect(loaded).toEqual(expect.arrayContaining(["provider/vm/operations/create"]));
     expect(notOnReadPaths(loaded).length).toBeGreaterThan(0);
   });
 });

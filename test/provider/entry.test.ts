@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { comparableInput, deleteMarkedVm, identityOfInputs } from "../../provider/entry";
-import { identityOf } from "../../provider/identity";
-import { checkVm } from "../../provider/operations/check";
-import { createVm } from "../../provider/operations/create";
-import type { ResolvedInputs } from "../../provider/operations/resolved-inputs";
+import { identityOf } from "../../provider/vm/identity";
+import { checkVm } from "../../provider/vm/operations/check";
+import { createVm } from "../../provider/vm/operations/create";
+import type { ResolvedInputs } from "../../provider/vm/steps/resolved-inputs";
 import { FakeProxmoxApi } from "../support/fake-api";
 import { testContext } from "../support/test-context";
 

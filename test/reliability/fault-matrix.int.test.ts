@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeSharedDispatchers } from "../../provider/api/dispatcher-registry";
+import { closeSharedDispatchers } from "../../provider/pve/api/dispatcher-registry";
 import {
   applies,
   documentedRetried,

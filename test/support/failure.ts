@@ -1,4 +1,4 @@
-import type { ProxmoxError } from "../../provider/errors";
+import type { ProxmoxError } from "../../provider/pve/errors";
 
 /** The error `promise` rejects with; fails the test when it resolves. */
 export async function failure(promise: Promise<unknown>): Promise<ProxmoxError> {

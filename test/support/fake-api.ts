@@ -28,8 +28,8 @@ import type {
   VmConfig,
   VmPendingConfig,
   VmStatus,
-} from "../../provider/api/proxmox-api";
-import { PermanentError } from "../../provider/errors";
+} from "../../provider/pve/api/proxmox-api";
+import { PermanentError } from "../../provider/pve/errors";
 
 export interface FakeVm {
   node: string;

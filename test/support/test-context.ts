@@ -1,8 +1,8 @@
-import { TaskDurations } from "../../provider/api/task-durations";
-import { CloneRegistry } from "../../provider/clone-registry";
-import type { OperationContext } from "../../provider/context";
-import { classifyTaskFailure } from "../../provider/api/classify";
-import { buildContext } from "../../provider/connection-context";
+import { TaskDurations } from "../../provider/pve/tasks/task-durations";
+import { CloneRegistry } from "../../provider/pve/clone-registry";
+import type { OperationContext } from "../../provider/pve/context";
+import { classifyTaskFailure } from "../../provider/pve/classify";
+import { buildContext } from "../../provider/pve/connection";
 import type { Simulator } from "../../simulator";
 import type { FakeProxmoxApi } from "./fake-api";
 

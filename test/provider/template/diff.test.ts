@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../../provider/inputs";
+import { UNKNOWN } from "../../../provider/inputs/unknown";
 import { diffTemplate } from "../../../provider/template/diff";
 
 const olds = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PermanentError } from "../../../provider/errors";
+import { PermanentError } from "../../../provider/pve/errors";
 import { redactedError, redactUrls } from "../../../provider/template/redact";
 
 describe("redactUrls", () => {

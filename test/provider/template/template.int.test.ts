@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { closeSharedDispatchers } from "../../../provider/api/dispatcher-registry";
-import type { OperationContext } from "../../../provider/context";
-import { buildContext } from "../../../provider/connection-context";
+import { closeSharedDispatchers } from "../../../provider/pve/api/dispatcher-registry";
+import type { OperationContext } from "../../../provider/pve/context";
+import { buildContext } from "../../../provider/pve/connection";
 import { createTemplate } from "../../../provider/template/create";
 import { deleteTemplate } from "../../../provider/template/delete";
-import { checkTemplate, type TemplateInputs } from "../../../provider/template/inputs";
+import { checkTemplate, type TemplateInputs } from "../../../provider/template/template-inputs";
 import { readTemplate } from "../../../provider/template/read";
 import { failure } from "../../support/failure";
 import { startSimulator, type Simulator, type SimulatorOptions } from "../../../simulator/index";

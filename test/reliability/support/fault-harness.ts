@@ -7,8 +7,8 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { OperationContext } from "../../../provider/context";
-import { buildContext } from "../../../provider/connection-context";
+import type { OperationContext } from "../../../provider/pve/context";
+import { buildContext } from "../../../provider/pve/connection";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { requestKind } from "../../e2e/support/crash-harness";
 import { IMAGE } from "../../e2e/support/crash-scenarios";

@@ -4,19 +4,19 @@
  * what the engine runs next (after a success, or after a failure that recorded a partial
  * state), the subject's delete, and what a converged run leaves.
  */
-import type { OperationContext } from "../../../provider/context";
-import { checkVm } from "../../../provider/operations/check";
-import { createVm } from "../../../provider/operations/create";
-import { deleteVm } from "../../../provider/operations/delete";
-import type { ResolvedInputs } from "../../../provider/operations/resolved-inputs";
-import { updateVm } from "../../../provider/operations/update";
-import { parseVmState, type VmState } from "../../../provider/state/vm-state";
+import type { OperationContext } from "../../../provider/pve/context";
+import { checkVm } from "../../../provider/vm/operations/check";
+import { createVm } from "../../../provider/vm/operations/create";
+import { deleteVm } from "../../../provider/vm/operations/delete";
+import type { ResolvedInputs } from "../../../provider/vm/steps/resolved-inputs";
+import { updateVm } from "../../../provider/vm/operations/update";
+import { parseVmState, type VmState } from "../../../provider/vm/state/vm-state";
 import { createTemplate } from "../../../provider/template/create";
 import { deleteTemplate } from "../../../provider/template/delete";
-import { checkTemplate, type TemplateInputs } from "../../../provider/template/inputs";
+import { checkTemplate, type TemplateInputs } from "../../../provider/template/template-inputs";
 import { readTemplate } from "../../../provider/template/read";
 import type { TemplateState } from "../../../provider/template/state";
-import { VmInitError } from "../../../provider/vm-init-error";
+import { VmInitError } from "../../../provider/vm/init-error";
 import type { SimulatorOptions } from "../../../simulator";
 import {
   DISKS,

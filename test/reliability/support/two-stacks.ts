@@ -4,7 +4,7 @@
  * cross-adoption (every VM a stack holds carries that stack's identity), and that destroy
  * leaves nothing. Shared by test/reliability/two-stacks.e2e.test.ts and bench/two-stacks.ts.
  */
-import { readMark } from "../../../provider/identity";
+import { readMark } from "../../../provider/vm/identity";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { firstError } from "../../e2e/support/crash-harness";
 import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../../e2e/support/engine";

@@ -1,0 +1,105 @@
+/**
+ * The provider process's side of the glue: configuration, the one OperationContext per process,
+ * and the mapping between Pulumi's dynamic-provider calls and the operations. Loaded lazily by
+ * dynamic-provider.ts, only inside the provider process, from this package's own node_modules
+ * path — so module-level state here really is shared by every resource of the deployment.
+ *
+ * The process loads only what its calls need: `preview --refresh` starts one provider process
+ * for the refresh (read) and another for the preview (check, diff), and every module loaded at
+ * start delays each of them. So check and diff load the spec alone; the connection (undici) is
+ * loaded by the first call that talks to Proxmox; and create, update and delete, with the seed
+ * writer and the steps that change VMs, are loaded by their first call. These are dynamic
+ * `import()`s inside the (already asynchronous) functions: lazy in the build, and resolved like
+ * any import in the tests, which run the TypeScript sources.
+ *
+ * @internal
+ */
+import type { ConfigReader } from "../pve/connection";
+import type { OperationContext } from "../pve/context";
+import { checkVm } from "../vm/operations/check";
+import { diffVm } from "../vm/operations/diff";
+import { readVm } from "../vm/operations/read";
+import type { ResolvedInputs } from "../vm/steps/resolved-inputs";
+import { parseVmState } from "../vm/state/vm-state";
+
+type Props = Record<string, unknown>;
+
+let config: ConfigReader = { get: () => undefined };
+let ready: Promise<OperationContext> | undefined;
+
+/**
+ * Called once per provider process with the stack config, which it only keeps: the context is
+ * built by the first call that needs one, so a preview's check and diff never load the
+ * connection. Every such call awaits the one promise `context` stores, so none can run ahead
+ * of the config even though the host caches the provider before `configure` settles. A bad
+ * config is reported by that first call, with its own message.
+ */
+export function configure(reader: ConfigReader): Promise<void> {
+  config = reader;
+  ready = undefined;
+  return Promise.resolve();
+}
+
+/** @internal The process's one context, shared with the template glue (template/template-runtime.ts). */
+export function context(): Promise<OperationContext> {
+  ready ??= import("../pve/connection.js").then(({ buildContext }) => buildContext(config));
+  return ready;
+}
+
+export async function check(olds: Props, news: Props) {
+  return checkVm(olds, news);
+}
+
+export async function diff(_id: string, olds: Props, news: Props) {
+  const result = diffVm(olds, news);
+  return {
+    changes: result.changes,
+    replaces: result.replaces,
+    deleteBeforeReplace: result.deleteBeforeReplace,
+  };
+}
+
+export async function create(inputs: Props) {
+  const { createVm } = await import("../vm/operations/create.js");
+  const ctx = await context();
+  const state = await createVm(ctx, resolved(inputs), providerOf(inputs));
+  return { id: String(state.vmid), outs: wire({ ...providerOf(inputs), ...state }) };
+}
+
+export async function read(id: string, props: Props) {
+  const ctx = await context();
+  const state = await readVm(ctx, parseVmState(props));
+  if (state === undefined) return { id: "", props: {} };
+  return { id, props: wire({ ...providerOf(props), ...state }) };
+}
+
+export async function update(_id: string, olds: Props, news: Props) {
+  const { updateVm } = await import("../vm/operations/update.js");
+  const ctx = await context();
+  const state = await updateVm(ctx, parseVmState(olds), resolved(news), providerOf(news));
+  return { outs: wire({ ...providerOf(news), ...state }) };
+}
+
+export async function remove(_id: string, props: Props): Promise<void> {
+  const { deleteVm } = await import("../vm/operations/delete.js");
+  const ctx = await context();
+  await deleteVm(ctx, parseVmState(props));
+}
+
+/** Create and update get the inputs `check` returned: parsed, with defaults, all known. */
+function resolved(inputs: Props): ResolvedInputs {
+  return checkVm({}, inputs).inputs as ResolvedInputs;
+}
+
+/**
+ * @internal Outputs as the engine can take them: protobuf's Struct rejects `undefined`, which optional
+ * fields carry; JSON drops them.
+ */
+export function wire(props: Props): Props {
+  return JSON.parse(JSON.stringify(props)) as Props;
+}
+
+/** @internal `__provider` must travel with every output set (a partial create's included). */
+export function providerOf(props: Props): Props {
+  return props["__provider"] === undefined ? {} : { __provider: props["__provider"] };
+}

@@ -1,0 +1,435 @@
+import {
+  PermanentError,
+  TransientError,
+  missingPool,
+  type ErrorCode,
+  type ErrorContext,
+} from "./errors.js";
+import type { ProxmoxError } from "./errors.js";
+import { describeTarget, pathContext } from "./api/path-context.js";
+import { typeOfUpid, vmidOfUpid } from "./upid.js";
+
+/**
+ * The only place that reads PVE's text (docs/design.md, "One error model"). `classify` turns a non-2xx answer into
+ * a Permanent or Transient error with a stable code; `classifyTaskFailure` does the same for a
+ * task's exit status. Patterns are case-sensitive and each has a test row naming the PVE source
+ * file that emits it (test/provider/pve/classify.test.ts). Messages are built from the method,
+ * the path without its query, the status and PVE's message: never headers or bodies we sent.
+ */
+
+interface Family {
+  readonly code: ErrorCode;
+  readonly transient: boolean;
+  readonly pattern: RegExp;
+}
+
+/** The "missing VM" family: qemu-server says either, and both mean the guest is not on that node. */
+const VM_MISSING =
+  /^Configuration file '[^']*' does not exist|unable to find configuration file for VM/;
+
+/** Families recognised in a PVE die text, first match wins. Shared by HTTP 5xx and task exits. */
+const FAMILIES: readonly Family[] = [
+  // AbstractConfig.pm check_lock: "VM is locked (clone)".
+  { code: "LOCKED", transient: true, pattern: /\b(?:VM|CT) is locked \(([^)]+)\)/ },
+  // Tools.pm lock_file_full: "can't lock file '/var/lock/qemu-server/lock-100.conf' - got timeout".
+  { code: "LOCK_TIMEOUT", transient: true, pattern: /can't lock file '[^']*' - got timeout/ },
+  // Qemu.pm clone_vm / create_vm, Cluster.pm check_vmid_unused, API2/Cluster.pm nextid.
+  {
+    code: "ALREADY_EXISTS",
+    transient: false,
+    pattern: /config file already exists|\bVM \d+ already exists/,
+  },
+  // QemuServer.pm vm_start: "VM 100 already running" (a start task that lost a race).
+  { code: "ALREADY_RUNNING", transient: false, pattern: /\bVM \d+ already running/ },
+  // AbstractConfig.pm load_config / QemuConfig.pm assert_config_exists_on_node.
+  { code: "NOT_FOUND", transient: false, pattern: VM_MISSING },
+  // API2/Cluster.pm nextid: "unable to get any free VMID in range [100, 1000000]".
+  { code: "RANGE_EXHAUSTED", transient: false, pattern: /unable to get any free VMID/ },
+  // Qemu.pm update_vm: "checksum mismatch (file change by other user?)" (digest).
+  {
+    code: "CONFLICT",
+    transient: false,
+    pattern: /^checksum mismatch \(file change by other user\?\)/,
+  },
+  // pve-storage API2/Storage/Status.pm download_url (via Tools.pm download_file_from_url):
+  // "checksum mismatch: got '<hex>' != expect '<hex>'", with ", aborting" for an existing file.
+  { code: "CHECKSUM_MISMATCH", transient: false, pattern: /^checksum mismatch: got '/ },
+  // pve-storage Status.pm download_url / upload: the storage lacks the content type.
+  {
+    code: "UNSUPPORTED",
+    transient: false,
+    pattern: /is not configured for content-type '|not a file based storage!/,
+  },
+  // Status.pm download_url: only `iso` content is decompressed.
+  { code: "UNSUPPORTED", transient: false, pattern: /^decompression not supported for / },
+  // pve-storage Storage.pm verify/normalize of an import file name (400 errors.filename).
+  { code: "UNSUPPORTED", transient: false, pattern: /invalid filename or wrong extension/ },
+  // qemu-server API2/Qemu.pm $check_drive_param: an import-from source that is not an image.
+  {
+    code: "UNSUPPORTED",
+    transient: false,
+    pattern: /has wrong type '[^']*' - needs to be 'images' or 'import'/,
+  },
+  // Cluster.pm check_cfs_quorum: "cluster not ready - no quorum?".
+  { code: "UNAVAILABLE", transient: true, pattern: /cluster not ready - no quorum\?/ },
+  // API2/Qemu/Agent.pm: "QEMU guest agent is not running" (guest-ping failed).
+  { code: "UNAVAILABLE", transient: true, pattern: /QEMU guest agent is not running/ },
+  // Generic "<thing> does not exist", the end of PVE's not-found dies (pve-storage
+  // storage_config: "storage 'x' does not exist").
+  { code: "NOT_FOUND", transient: false, pattern: / does not exist$/m },
+  // Any other "... got timeout" (QemuServer.pm vm_stop: "VM quit/powerdown failed - got timeout").
+  { code: "TIMEOUT", transient: true, pattern: /got timeout$/m },
+];
+
+/** " (VM 100 on node pve1)" after a request, or nothing when the target is unknown. */
+function at(target: string): string {
+  return target === "" ? "" : ` (${target})`;
+}
+
+/** The first line of PVE's message, without the trailing newline PVE ≥ 8.3 keeps. */
+function firstLine(text: string): string {
+  return (text.split("\n")[0] ?? "").trim();
+}
+
+function bodyField(body: unknown, key: string): unknown {
+  return typeof body === "object" && body !== null
+    ? (body as Record<string, unknown>)[key]
+    : undefined;
+}
+
+function paramErrorsOf(body: unknown): Record<string, string> | undefined {
+  const errors = bodyField(body, "errors");
+  if (typeof errors !== "object" || errors === null) return undefined;
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(errors)) out[key] = String(value).trim();
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** pve-http-server ≥ 5.2 puts the full die text in `message`; older ones only in the reason. */
+function pveMessageOf(statusText: string, body: unknown): string {
+  const message = bodyField(body, "message");
+  if (typeof message === "string" && message.trim() !== "") return message.trim();
+  if (typeof body === "string" && body.trim() !== "" && !body.trim().startsWith("{")) {
+    return firstLine(body);
+  }
+  return statusText.trim();
+}
+
+function familyOf(text: string): Family | undefined {
+  return FAMILIES.find((family) => family.pattern.test(text));
+}
+
+function make(
+  transient: boolean,
+  code: ErrorCode,
+  message: string,
+  context: ErrorContext,
+): ProxmoxError {
+  return transient
+    ? new TransientError(code, message, context)
+    : new PermanentError(code, message, context);
+}
+
+function vmidFromLockFile(text: string): number | undefined {
+  const match = /lock-(\d+)\.conf/.exec(text);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+function forbidden(request: string, target: string, pve: string, context: ErrorContext) {
+  // RPCEnvironment.pm check_pool_exist (clone_vm's `pool`) raises a permission error.
+  const pool = /^Permission check failed \(pool '([^']+)' does not exist\)/.exec(pve)?.[1];
+  if (pool !== undefined) {
+    return new PermanentError(
+      "NOT_FOUND",
+      `${request}${at(target)} failed: ${missingPool(pool)}`,
+      context,
+    );
+  }
+  // RPCEnvironment.pm check / check_any: "Permission check failed (/vms/100, VM.Clone)";
+  // any-of checks join privileges with "|"; tag checks add " for modifying tag '<t>'".
+  const match = /^Permission check failed \(([^,()]+), ([A-Za-z.]+(?:\|[A-Za-z.]+)*)/.exec(pve);
+  if (match?.[1] !== undefined && match[2] !== undefined) {
+    const [aclPath, privilege] = [match[1], match[2]];
+    const what = privilege.includes("|") ? `one of ${privilege.split("|").join(", ")}` : privilege;
+    return new PermanentError(
+      "FORBIDDEN",
+      `${request}${at(target)} was denied: the API token lacks ${what} on ${aclPath}. ` +
+        `Grant a role with it on ${aclPath} (pveum acl modify ${aclPath} --tokens <token-id> ` +
+        `--roles <role>); a token with privilege separation needs the ACL on the token itself.`,
+      { ...context, aclPath, privilege },
+    );
+  }
+  return new PermanentError(
+    "FORBIDDEN",
+    `${request}${at(target)} was denied (403 ${pve}). Check the ACLs of the API token and, with ` +
+      `privilege separation, of the token itself.`,
+    context,
+  );
+}
+
+function invalidParam(request: string, target: string, pve: string, context: ErrorContext) {
+  const errors = context.paramErrors ?? {};
+  // API2/Cluster.pm nextid: 400 with errors.vmid = "VM 200 already exists".
+  if (Object.values(errors).some((text) => familyOf(text)?.code === "ALREADY_EXISTS")) {
+    return new PermanentError(
+      "ALREADY_EXISTS",
+      `${request}${at(target)} failed: ${Object.values(errors).join("; ")}. Pick another VMID.`,
+      context,
+    );
+  }
+  // An import file name that does not fit the content type (400 errors.filename).
+  const unsupported = Object.entries(errors).find(
+    ([, text]) => familyOf(text)?.code === "UNSUPPORTED",
+  );
+  if (unsupported !== undefined) {
+    return new PermanentError(
+      "UNSUPPORTED",
+      `${request}${at(target)} was rejected: ${unsupported[0]}: ${unsupported[1]}. An image ` +
+        `stored as \`import\` content must end .qcow2, .raw, .vmdk or .ova (an Ubuntu *.img is ` +
+        `qcow2: store it as .qcow2).`,
+      context,
+    );
+  }
+  // API2/Tasks.pm read_task_status: 400 with errors.upid = "no such task".
+  if (errors["upid"] === "no such task") {
+    return new PermanentError(
+      "NOT_FOUND",
+      `${request}: the task is unknown to node ${context.node ?? "?"} (no such task).`,
+      context,
+    );
+  }
+  const details = Object.entries(errors).map(([key, text]) => `${key}: ${text}`);
+  return new PermanentError(
+    "INVALID_PARAM",
+    `${request}${at(target)} was rejected: ${details.length > 0 ? details.join("; ") : pve}. ` +
+      `Fix the named inputs; retrying the same request cannot succeed.`,
+    context,
+  );
+}
+
+function unavailable(
+  request: string,
+  target: string,
+  status: number,
+  pve: string,
+  ctx: ErrorContext,
+) {
+  // 595/596 come from AnyEvent::HTTP in pveproxy's proxy_request (APIServer/AnyEvent.pm); the
+  // reason is the OS error. Split by message: a timeout means the node or its pvedaemon is
+  // busy; anything else means it could not be reached at all.
+  const timedOut = /timed out|timeout/i.test(pve);
+  const node = ctx.node === undefined ? "the target node" : `node ${ctx.node}`;
+  const message = timedOut
+    ? `${request}${at(target)} timed out inside the cluster (${status} ${pve}): ${node} or its ` +
+      `pvedaemon did not answer pveproxy within 30 s. If it persists, check the ` +
+      `load on ${node}.`
+    : `${request}${at(target)} could not reach ${node} (${status} ${pve}): it is down or ` +
+      `unreachable from the node that received the request. If it persists, ` +
+      `check ${node} and the cluster network.`;
+  return new TransientError("UNAVAILABLE", message, {
+    ...ctx,
+    unavailable: timedOut ? "proxy-timeout" : "node-down",
+  });
+}
+
+function fromFamily(
+  family: Family,
+  request: string,
+  target: string,
+  pve: string,
+  ctx: ErrorContext,
+) {
+  const subject = target;
+  switch (family.code) {
+    case "LOCKED": {
+      const lock = family.pattern.exec(pve)?.[1];
+      return make(
+        true,
+        "LOCKED",
+        `${request}: ${subject || "the guest"} is locked (${lock ?? "?"}) by another operation. ` +
+          `It is retried until the budget runs out; if no task holds the lock, clear it on the ` +
+          `node with \`qm unlock ${ctx.vmid ?? "<vmid>"}\`.`,
+        { ...ctx, lock },
+      );
+    }
+    case "LOCK_TIMEOUT": {
+      const vmid = ctx.vmid ?? vmidFromLockFile(pve);
+      return make(
+        true,
+        "LOCK_TIMEOUT",
+        `${request}: timed out waiting for the config file lock of VM ${vmid ?? "?"} (${pve}); ` +
+          `another task is changing it. Retried.`,
+        { ...ctx, vmid },
+      );
+    }
+    case "NOT_FOUND":
+      return make(
+        false,
+        "NOT_FOUND",
+        VM_MISSING.test(pve) && subject !== ""
+          ? `${request}: ${subject} does not exist (${pve}). It was deleted or moved outside ` +
+              `Pulumi; \`pulumi refresh\` updates the state.`
+          : `${request}${at(target)}: ${pve}. Check that the named object exists.`,
+        ctx,
+      );
+    case "ALREADY_EXISTS":
+      return make(
+        false,
+        "ALREADY_EXISTS",
+        `${request}: ${pve}. The VMID is taken (possibly by a concurrent create); pick another.`,
+        ctx,
+      );
+    case "RANGE_EXHAUSTED":
+      return make(
+        false,
+        "RANGE_EXHAUSTED",
+        `${request}: ${pve}. Free VMIDs or widen the next-id range in datacenter.cfg.`,
+        ctx,
+      );
+    case "CONFLICT":
+      return make(
+        false,
+        "CONFLICT",
+        `${request}${at(target)}: the config changed since it was read (${pve}); read it again.`,
+        ctx,
+      );
+    case "CHECKSUM_MISMATCH":
+      return make(
+        false,
+        "CHECKSUM_MISMATCH",
+        `${request}${at(target)}: ${pve}. The file at the URL is not the one the checksum names: ` +
+          `check the URL and the checksum (and its algorithm); nothing was stored.`,
+        ctx,
+      );
+    case "UNSUPPORTED":
+      return make(
+        false,
+        "UNSUPPORTED",
+        `${request}${at(target)}: ${pve}. Pick a storage that has the content type (Datacenter → ` +
+          `Storage → Content) or an image PVE can import (qcow2, raw, vmdk, uncompressed).`,
+        ctx,
+      );
+    case "UNAVAILABLE": {
+      const agent = /guest agent/.test(pve);
+      return make(
+        true,
+        "UNAVAILABLE",
+        `${request}${at(target)}: ${pve}. ${agent ? "The guest has not started its agent yet" : "The cluster has no quorum"}; retried.`,
+        { ...ctx, unavailable: agent ? "agent-not-running" : "no-quorum" },
+      );
+    }
+    default:
+      return make(family.transient, family.code, `${request}${at(target)}: ${pve}.`, ctx);
+  }
+}
+
+/**
+ * Classifies a non-2xx PVE answer. `path` is the API path without `/api2/json` and without its
+ * query string; `body` is the parsed JSON body (or its raw text, or undefined when empty).
+ */
+export function classify(
+  method: string,
+  path: string,
+  status: number,
+  statusText: string,
+  body: unknown,
+  /** The API token's id (`user@realm!name`, not secret), named in a 401 message. */
+  tokenId?: string,
+): ProxmoxError {
+  const pve = firstLine(pveMessageOf(statusText, body)) || `HTTP ${status}`;
+  const context: ErrorContext = {
+    method,
+    path,
+    status,
+    ...pathContext(path),
+    pveMessage: pve,
+    paramErrors: paramErrorsOf(body),
+  };
+  const request = `${method} ${path}`;
+  const target = describeTarget(context);
+
+  if (status === 401) {
+    // HTTPServer.pm auth_handler: 401 with an empty body, reason "No ticket",
+    // "Authentication failed!" or (older builds) the verify_token text.
+    return new PermanentError(
+      "AUTH",
+      `${request} was not authenticated (401 ${pve}). Check the API token` +
+        `${tokenId === undefined ? "" : ` ${tokenId}`}: its id and secret, that it exists and ` +
+        `has not expired, and that its user is enabled.`,
+      context,
+    );
+  }
+  if (status === 403) return forbidden(request, target, pve, context);
+  if (status === 400) return invalidParam(request, target, pve, context);
+  if (status === 404) {
+    return new PermanentError(
+      "NOT_FOUND",
+      `${request}: not found (404 ${pve}). Check the node, VMID or storage name.`,
+      context,
+    );
+  }
+  if (status === 595 || status === 596) return unavailable(request, target, status, pve, context);
+  // AnyEvent.pm handle_api2_request: "Method 'GET /x' not implemented" means this PVE lacks the
+  // route. Before pve-http-server 5.2.0 any error that escaped a handler also answered 501 (its
+  // changelog: "use the '500 Internal Server Error' … instead of '501 Not Implemented'"): that
+  // is a server error with its own message, not a missing call.
+  if (status === 501 && /^Method '[^']*' not implemented/.test(pve)) {
+    return new PermanentError(
+      "SERVER",
+      `${request}: PVE does not implement this call (501 ${pve}). The PVE version is too old ` +
+        `or the path is wrong.`,
+      context,
+    );
+  }
+  const family = status >= 500 ? familyOf(pve) : undefined;
+  if (family !== undefined) return fromFamily(family, request, target, pve, context);
+  if (status === 429 || status === 502 || status === 503 || status === 504 || status > 501) {
+    return new TransientError(
+      "UNAVAILABLE",
+      `${request}${at(target)}: PVE is unavailable (${status} ${pve}). If it persists, check ` +
+        `the node and any proxy in front of PVE.`,
+      context,
+    );
+  }
+  // Any other 500 is a die in the handler (RESTEnvironment/Exception.pm): the same request dies
+  // the same way, so it is permanent: retrying it forever would hide the cause from the user.
+  return new PermanentError(
+    "SERVER",
+    `${request}${at(target)} failed on the server (${status} ${pve}). Retrying the same request will ` +
+      `not help; fix the cause PVE names.`,
+    context,
+  );
+}
+
+/**
+ * Classifies a task that stopped with an error exit status (`TASK ERROR: <text>`,
+ * RESTEnvironment.pm fork_worker). Always a `TASK_FAILED` {@link PermanentError} (the task ran
+ * and failed: waiting again cannot change that); `context.taskErrorCode` says which family the
+ * text belongs to, e.g. `LOCKED` for a destroy that found the VM locked.
+ */
+export function classifyTaskFailure(
+  node: string,
+  upid: string,
+  exitstatus: string,
+  logTail: readonly string[],
+): PermanentError {
+  const family = familyOf(exitstatus);
+  const context: ErrorContext = {
+    node,
+    upid,
+    vmid: vmidOfUpid(upid),
+    pveMessage: exitstatus,
+    taskLogTail: logTail,
+    taskErrorCode: family?.code,
+  };
+  const type = typeOfUpid(upid) ?? "task";
+  const where =
+    context.vmid === undefined ? `on node ${node}` : `for VM ${context.vmid} on node ${node}`;
+  const tail = logTail.length > 0 ? `\nLast lines of the task log:\n  ${logTail.join("\n  ")}` : "";
+  return new PermanentError(
+    "TASK_FAILED",
+    `PVE task ${type} ${where} failed: ${exitstatus} (${upid}). See the task log in the PVE UI ` +
+      `(node ${node}, Tasks).${tail}`,
+    context,
+  );
+}

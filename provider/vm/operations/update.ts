@@ -1,0 +1,44 @@
+/**
+ * update: in-place changes (cores, memory, disk growth, tags, description, power, network,
+ * cloud-init re-seed) by converging the existing VM, then reading it back. Also how a create
+ * that failed midway is finished: the engine sends a resource with init errors to update.
+ */
+import type { OperationContext } from "../../pve/context";
+import { PermanentError } from "../../pve/errors";
+import { readMark } from "../identity";
+import type { VmState } from "../state/vm-state";
+import { VmInitError } from "../init-error";
+import { converge } from "../steps/converge";
+import { observe } from "../steps/observe";
+import { namingFromState, type ResolvedInputs } from "../steps/resolved-inputs";
+
+export async function updateVm(
+  ctx: OperationContext,
+  olds: VmState,
+  news: ResolvedInputs,
+  stateExtras: Record<string, unknown> = {},
+): Promise<VmState> {
+  const naming = namingFromState(olds, news);
+  const vm = { node: olds.currentNode, vmid: olds.vmid };
+  try {
+    return await ctx.withLock(`vm:${vm.vmid}`, async () => {
+      const known = await ctx.api.vmPending(vm.node, vm.vmid);
+      if (readMark(known.config.description)?.id !== naming.identity) {
+        throw new PermanentError(
+          "NOT_OURS",
+          `VM ${vm.vmid} on node ${vm.node} no longer carries this resource's mark; nothing was ` +
+            "changed. Run `pulumi refresh` to see what happened to it.",
+          vm,
+        );
+      }
+      // A pool the program no longer names is left; one it never named is not the program's.
+      const leftPool = news.pool === undefined ? olds.pool : undefined;
+      const now = await converge(ctx, vm, news, naming, { known, leftPool });
+      return await observe(ctx, now, news, naming);
+    });
+  } catch (error) {
+    if (error instanceof PermanentError && error.code === "NOT_OURS") throw error;
+    // Keep the VM in state with the new inputs, so the next `up` retries the update.
+    throw new VmInitError(vm.vmid, { ...olds, ...stateExtras, ...news }, error);
+  }
+}

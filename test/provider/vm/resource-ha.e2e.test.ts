@@ -1,0 +1,46 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startSimulator, type Simulator } from "../../../simulator";
+import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import { leftoverProcesses, untilNoneLeft } from "../../e2e/support/processes";
+import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+
+const oneVm = `
+const { ProxmoxVm } = require("pulumi-proxmox");
+const vm = new ProxmoxVm("ha", { node: "pve1", template: 9000, cores: 1, memory: 512 });
+exports.vmid = vm.vmid;
+`;
+
+describe("ProxmoxVm under HA, through the real engine", () => {
+  let sim: Simulator;
+  let engine: EngineEnv;
+  beforeEach(() => {
+    engine = engineEnv();
+  });
+  afterEach(async () => {
+    engine.cleanup();
+    await sim.close();
+  });
+
+  it("destroys a VM an admin put under HA: exit 0, and no VM, seed or HA resource is left", async () => {
+    sim = await startSimulator({ haCrmDelayMs: 3_000 });
+    const dir = await proxmoxStack("ha", oneVm, sim, engine);
+    const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const [vmid] = guestVms(sim);
+    expect(vmid).toBeDefined();
+    sim.faults.putUnderHa(vmid ?? 0);
+
+    const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
+    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expect(destroy.stdout).toMatch(/waiting for HA to report it stopped \(\d+ s\)/);
+    expect(guestVms(sim)).toEqual([]);
+    expect(seedIsos(sim)).toEqual([]);
+    expect(sim.model.haResources()).toEqual([]);
+    // Every process the engine started for this stack (its PULUMI_HOME marks them) is gone.
+    await untilNoneLeft(engine.marker);
+    expect(leftoverProcesses(engine.marker)).toEqual([]);
+
+    const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
+    expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
+  });
+});

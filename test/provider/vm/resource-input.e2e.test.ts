@@ -1,0 +1,71 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startSimulator, type Simulator } from "../../../simulator";
+import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+
+const program = (network: string) => `
+const { ProxmoxVm } = require("pulumi-proxmox");
+const vm = new ProxmoxVm("solo", {
+  node: "pve1",
+  template: 9000,
+  cores: 1,
+  memory: 512,
+  network: ${network},
+});
+exports.vmid = vm.vmid;
+`;
+
+describe("ProxmoxVm input checks, through the real engine", () => {
+  let sim: Simulator;
+  let engine: EngineEnv;
+  beforeEach(() => {
+    engine = engineEnv();
+  });
+  afterEach(async () => {
+    engine.cleanup();
+    await sim.close();
+  });
+
+  it("fails preview and up on a bad nameserver and IPv4 address, naming both, with no API request", async () => {
+    sim = await startSimulator();
+    const dir = await proxmoxStack(
+      "bad-network",
+      program('{ nameservers: ["not an ip!"], ipv4: { address: "999.1.1.1/24" } }'),
+      sim,
+      engine,
+    );
+    sim.clearRequestLog();
+
+    const preview = await pulumi(["preview"], dir, engine.env);
+    expect(preview.code).not.toBe(0);
+    // The engine prints nested values as {<nil>}; the property path and the rule are ours.
+    expect(preview.stdout).toMatch(
+      /property network\.nameservers\[0\] value \{.*\} has a problem: must be an IP address \(IPv4 or IPv6\)/,
+    );
+    expect(preview.stdout).toMatch(
+      /property network\.ipv4\.address value \{.*\} has a problem: must be an IPv4 address with a prefix length, e\.g\. 10\.0\.0\.5\/24/,
+    );
+    expect(sim.requestLog).toEqual([]);
+
+    const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
+    expect(up.code).not.toBe(0);
+    expect(up.stdout).toContain("network.nameservers[0]");
+    expect(sim.requestLog).toEqual([]);
+    expect(guestVms(sim)).toEqual([]);
+
+    fs.writeFileSync(
+      path.join(dir, "index.js"),
+      program('{ nameservers: ["10.10.0.1"], ipv4: { address: "10.10.0.50/24" } }'),
+    );
+    const fixed = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
+    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
+    expect(guestVms(sim)).toHaveLength(1);
+
+    const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
+    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expect(guestVms(sim)).toEqual([]);
+    expect(seedIsos(sim)).toEqual([]);
+  });
+});

@@ -1,0 +1,78 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startSimulator, type Simulator } from "../../../simulator";
+import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+
+const oneVm = `
+const { ProxmoxVm } = require("pulumi-proxmox");
+const vm = new ProxmoxVm("half", { node: "pve1", template: 9000, cores: 1, memory: 512 });
+exports.vmid = vm.vmid;
+`;
+
+const up = ["up", "--yes", "--skip-preview"];
+
+/** Whether the one VM in the simulator carries a complete mark. */
+function markPhase(sim: Simulator): string | undefined {
+  const [vmid] = guestVms(sim);
+  const description = String(sim.model.vms.get(vmid ?? 0)?.config["description"] ?? "");
+  return /"phase":"(\w+)"/.exec(description)?.[1];
+}
+
+describe("a create that fails after the clone, through the real engine", () => {
+  let sim: Simulator;
+  let engine: EngineEnv;
+  beforeEach(async () => {
+    engine = engineEnv();
+    sim = await startSimulator();
+  });
+  afterEach(async () => {
+    engine.cleanup();
+    await sim.close();
+  });
+
+  it("is finished by the next up when the seed upload failed, then refreshes and destroys", async () => {
+    const dir = await proxmoxStack("upload-500", oneVm, sim, engine);
+    sim.faults.failRequests(
+      { method: "POST", path: /^\/nodes\/pve1\/storage\/local\/upload$/, count: 10 },
+      500,
+      "error writing file: No space left on device",
+    );
+    const failed = await pulumi(up, dir, engine.env);
+    expect(failed.code).not.toBe(0);
+    expect(failed.stdout).toContain("No space left on device");
+    expect(guestVms(sim)).toHaveLength(1);
+    expect(markPhase(sim)).toBe("creating");
+
+    sim.faults.clear();
+    const again = await pulumi(up, dir, engine.env);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(guestVms(sim)).toHaveLength(1);
+    expect(seedIsos(sim)).toHaveLength(1);
+    expect(markPhase(sim)).toBe("complete");
+
+    const refresh = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
+    expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
+
+    const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
+    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expect(guestVms(sim)).toEqual([]);
+    expect(seedIsos(sim)).toEqual([]);
+  });
+
+  it("is read by refresh and deleted by destroy when the start task failed", async () => {
+    const dir = await proxmoxStack("start-fails", oneVm, sim, engine);
+    sim.faults.failTasks({ type: "qmstart", count: 1 }, "start failed: QEMU exited with code 1");
+    const failed = await pulumi(up, dir, engine.env);
+    expect(failed.code).not.toBe(0);
+    expect(failed.stdout).toContain("QEMU exited with code 1");
+    expect(guestVms(sim)).toHaveLength(1);
+
+    const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
+    expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
+
+    const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
+    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expect(guestVms(sim)).toEqual([]);
+    expect(seedIsos(sim)).toEqual([]);
+  });
+});
