@@ -5,7 +5,7 @@
  */
 import { STACK_HELP, STACK_FLAGS, parseFlags, processIo, required, type Io } from "./args";
 import { destroy } from "./destroy";
-import { doctorCommand } from "./doctor";
+import { doctorCommand } from "./doctor-command";
 import { drift } from "./drift";
 import type { EngineCommandOptions } from "./engine-command";
 import { formatReport, UsageError, type CommandReport, type ExitCode } from "./report";
