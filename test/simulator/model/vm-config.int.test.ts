@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
 import { data, startWithClonedVm, type TestClient } from "../support/client.js";
+import { uploadFile } from "../support/upload.js";
 
 let sim: Simulator;
 let api: TestClient;
@@ -104,7 +105,7 @@ describe("model/vm-config hot-plug of a running VM", () => {
     await power("start");
     await put({ scsi1: "local-lvm:vm-100-disk-0,size=2G,mbps_rd=100,iops_wr=500" });
     expect((await current())["scsi1"]).toBe(
-      "local-lvm:vm-100-disk-0,size=2G,mbps_rd=100,iops_wr=500",
+      "local-lvm:vm-100-disk-0,iops_wr=500,mbps_rd=100,size=2G",
     );
     await put({ scsi1: "local-lvm:vm-100-disk-0,size=2G,ssd=1,cache=writeback" });
     expect(await pendingKeys()).toEqual(["scsi1"]);
@@ -135,8 +136,11 @@ describe("model/vm-config hot-plug of a running VM", () => {
       400,
       { ide1: "hotplug problem - unable to change media type" },
     ]);
+    const upload = await uploadFile(sim, "pve1", "local", "seed.iso", Buffer.alloc(4096));
+    await api.waitTask("pve1", String(upload.body?.["data"]));
     await put({ ide2: "local:iso/seed.iso,media=cdrom" });
-    expect((await current())["ide2"]).toBe("local:iso/seed.iso,media=cdrom");
+    // create_disks gives an existing volume its size.
+    expect((await current())["ide2"]).toBe("local:iso/seed.iso,media=cdrom,size=4K");
     expect(await pendingKeys()).toEqual(["ide1"]);
   });
 
