@@ -4,12 +4,7 @@
  * are its inputs in the state, which the automation API exports with secrets in plain text
  * (`stack export --show-secrets`), and which are parsed as stack config is.
  */
-import { identityOfInputs } from "../provider/entry";
-import {
-  connectionInput,
-  parseConnectionConfig,
-  type ConnectionConfig,
-} from "../provider/pve/config";
+import { connectionFromConfig, identityOfInputs, type ConnectionConfig } from "../provider/entry";
 import { VM_TYPE } from "./sweep-owners";
 
 /** The pending creates of one cluster. */
@@ -65,10 +60,7 @@ export function pendingCreatesByCluster(
     // The engine's own provider for the package: its settings are the stack config's.
     if (ref === "" || /^default(_|$)/.test(name)) return { identities: ids };
     const inputs = state.deployment?.resources?.find((r) => r.urn === urn)?.inputs ?? {};
-    const connection = parseConnectionConfig(
-      connectionInput((key) => configText(inputs[key])),
-      { env },
-    );
+    const connection = connectionFromConfig({ get: (key) => configText(inputs[key]) }, env);
     return { provider: name, connection, identities: ids };
   });
 }

@@ -9,10 +9,8 @@
  * run and `pulumi-proxmox up` can resume them.
  */
 import { readFileSync } from "node:fs";
-import { identityOfInputs } from "../provider/entry";
+import { identityOfInputs, templateIdentityOfInputs } from "../provider/entry";
 import { selectStack, type StackSelection } from "./automation";
-import { checkTemplate, type TemplateInputs } from "../provider/template/template-inputs";
-import { planOf } from "../provider/template/mark";
 
 export const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
@@ -43,15 +41,7 @@ const VMS: OwnedType = { type: VM_TYPE, identityOfInputs };
 
 export const TEMPLATE_TYPE = "pulumi-nodejs:dynamic/proxmox:CloudImageTemplate";
 
-const TEMPLATES: OwnedType = {
-  type: TEMPLATE_TYPE,
-  identityOfInputs: (inputs) => {
-    const checked = checkTemplate(inputs);
-    return checked.failures.length === 0
-      ? planOf(checked.inputs as TemplateInputs).identity
-      : undefined;
-  },
-};
+const TEMPLATES: OwnedType = { type: TEMPLATE_TYPE, identityOfInputs: templateIdentityOfInputs };
 
 /** The identity hashes of every ProxmoxVm among the deployment's resources (not its pending operations). */
 export function identitiesIn(state: Deployment): Set<string> {
