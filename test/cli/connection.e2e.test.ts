@@ -45,6 +45,31 @@ describe("doctor and sweep connect as the stack's provider does", () => {
     expect(sweep.stdout).toContain("No orphans.");
   });
 
+  it("doctor and sweep --stack log in with proxmox:username and proxmox:password", async () => {
+    const set = async (args: string[]) => {
+      const result = await pulumi(["config", ...args], dir, engine.env);
+      expect(result.code, result.stderr).toBe(0);
+    };
+    await set(["rm", "proxmox:apiToken"]);
+    await set(["set", "proxmox:username", "root@pam"]);
+    await set(["set", "--secret", "proxmox:password", sim.rootPassword]);
+    try {
+      const doctor = await runBin(["doctor", "--stack", "dev", "--template", "9000"], dir, env);
+      expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+      expect(doctor.stdout).toContain(`pulumi-proxmox doctor: ${sim.url} as root@pam\n`);
+      expect(doctor.stdout).toMatch(/ok\s+user root@pam\s+accepted/);
+      const sweep = await runBin(["sweep", "--stack", "dev"], dir, env);
+      expect(sweep.code, sweep.stdout + sweep.stderr).toBe(0);
+      expect(doctor.stdout + doctor.stderr + sweep.stdout + sweep.stderr).not.toContain(
+        sim.rootPassword,
+      );
+    } finally {
+      await set(["rm", "proxmox:username"]);
+      await set(["rm", "proxmox:password"]);
+      await set(["set", "--secret", "proxmox:apiToken", sim.apiToken]);
+    }
+  });
+
   it("without a stack or PROXMOX_VE_ENDPOINT, names every way to give the endpoint", async () => {
     const doctor = await runBin(["doctor", "--template", "9000"], dir, env);
     expect(doctor.code).toBe(1);

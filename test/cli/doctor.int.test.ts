@@ -117,7 +117,10 @@ describe("doctor", () => {
   });
 
   it("checks a password login and grants the role to its user alone", async () => {
-    sim.addUser("ops@pve", "ops-password-marker", [{ path: "/", privileges: PRIVILEGES }]);
+    // Everything but SDN.Use: the role to grant is printed, for the user alone.
+    sim.addUser("ops@pve", "ops-password-marker", [
+      { path: "/", privileges: PRIVILEGES.filter((p) => p !== "SDN.Use") },
+    ]);
     vi.stubEnv("PROXMOX_VE_API_TOKEN", "");
     vi.stubEnv("PROXMOX_VE_API_TOKEN_FILE", "");
     vi.stubEnv("PROXMOX_VE_USERNAME", "ops@pve");
@@ -126,11 +129,13 @@ describe("doctor", () => {
       const args = ["doctor", "--endpoint", sim.url, "--ca-cert", ca, "--template", "9000"];
       const io = { stdout: (t: string) => void (stdout += t), stderr: () => undefined };
       vi.stubEnv("PROXMOX_VE_PASSWORD", "ops-password-marker");
-      expect(await main(args, io)).toBe(0);
+      expect(await main(args, io)).toBe(1);
       expect(stdout).toContain(`pulumi-proxmox doctor: ${sim.url} as ops@pve`);
       expect(stdout).toMatch(/ok\s+user ops@pve\s+accepted/);
-      expect(failed(stdout)).toEqual([]);
-      expect(stdout).toContain("pveum acl modify /vms -user 'ops@pve' -role PulumiProxmox");
+      expect(failed(stdout)).toEqual(["SDN.Use on /sdn/zones/localnetwork/vmbr0"]);
+      expect(stdout).toContain(
+        "pveum acl modify /sdn/zones/localnetwork/vmbr0 -user 'ops@pve' -role PulumiProxmox",
+      );
       expect(stdout).not.toContain("-token");
 
       stdout = "";
