@@ -3,6 +3,7 @@
 //
 //   npm run bench:crash                        # all operations
 //   CRASH_OPERATIONS=template-create,template-delete npm run bench:crash
+//   CRASH_OPERATIONS=adopt npm run bench:crash       # an adoption (adopt: { vmid })
 //
 // Prints the table (operation, k, request, outcome) and the counts per outcome. Exits non-zero
 // only when the harness cannot run; bad outcomes are the table's news, not a failure.

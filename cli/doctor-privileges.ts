@@ -83,7 +83,13 @@ export function requirements(input: RequirementInput): Requirement[] {
   add("Datastore.Audit", iso, "list seed ISOs and attach them");
   if (input.pveMajor >= 8) {
     for (const bridge of input.bridges) {
-      add("SDN.Use", `/sdn/zones/localnetwork/${bridge}`, `use bridge ${bridge} (clone, NICs)`);
+      // GET /nodes/{node}/network lists a bridge only with SDN.Audit or SDN.Use on it
+      // (pve-manager API2/Network.pm `index`): the bridge check before a clone needs it too.
+      add(
+        "SDN.Use",
+        `/sdn/zones/localnetwork/${bridge}`,
+        `use bridge ${bridge} (clone, NICs) and find it in the node's bridges (checked before a clone)`,
+      );
     }
   }
   for (const node of input.nodes) {

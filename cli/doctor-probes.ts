@@ -62,7 +62,7 @@ export async function probeTemplate(
   }
   if (config.template !== true) {
     return fail(
-      `${vmLabel(found.vmid, found.node)} is not a template (convert it with \`qm template ${found.vmid}\`)`,
+      `${vmLabel(found)} is not a template (convert it with \`qm template ${found.vmid}\`)`,
     );
   }
   const disks = Object.entries(config).filter(
@@ -78,7 +78,7 @@ export async function probeTemplate(
     area: "template",
     name,
     status: "ok",
-    detail: `${vmLabel(found.vmid, found.node)}${config.name ? ` (${config.name})` : ""} is a template`,
+    detail: `${vmLabel(found)}${config.name ? ` (${config.name})` : ""} is a template`,
   });
   return { vmid: found.vmid, node: found.node, diskStorages, bridges: [...new Set(bridges)] };
 }

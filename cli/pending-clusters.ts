@@ -4,8 +4,12 @@
  * are its inputs in the state, which the automation API exports with secrets in plain text
  * (`stack export --show-secrets`), and which are parsed as stack config is.
  */
-import { connectionFromConfig, identityOfInputs, type ConnectionConfig } from "../provider/entry";
-import { VM_TYPE } from "./sweep-owners";
+import {
+  connectionFromConfig,
+  identityOfInputs,
+  VM_TYPE,
+  type ConnectionConfig,
+} from "../provider/entry";
 
 /** The pending creates of one cluster. */
 export interface PendingCluster {

@@ -6,7 +6,8 @@
  * so `drift`, `up` and `destroy` look for them first.
  */
 import type { PulumiStack } from "./automation";
-import { pendingCreateIdentitiesIn, VM_TYPE, type Deployment } from "./sweep-owners";
+import { VM_TYPE } from "../provider/entry";
+import { pendingCreateIdentitiesIn, type Deployment } from "./sweep-owners";
 
 export interface PendingCreates {
   /** The exported state the identities were read from. */

@@ -3,7 +3,7 @@
  * state owns — VMs, seed ISOs (and stale seeds of owned identities), templates and their images.
  * Read-only.
  */
-import type { ProxmoxApi } from "../provider/entry";
+import { seedOwnerOf, type ProxmoxApi } from "../provider/entry";
 import { where, type OrphanSeed, type Orphans } from "./sweep-items";
 import { readOwners, type OwnerSources, type Owners } from "./sweep-owners";
 import {
@@ -19,9 +19,6 @@ import { scanTemplates, templateImages } from "./sweep-templates";
 
 /** Only these identities (and their seeds) are considered; undefined: every identity. */
 type Only = ReadonlySet<string> | undefined;
-
-/** The first 12 hex of an identity: what a seed's name carries of its VM's. */
-const ownerOf = (identity: string) => identity.slice(0, 12);
 
 export async function findOrphans(
   api: ProxmoxApi,
@@ -69,8 +66,8 @@ async function orphanSeeds(
   states: StateSeeds,
   only: Only,
 ): Promise<OrphanSeed[]> {
-  const owned = new Set([...owners.owned].map(ownerOf));
-  const onlyOwners = only && new Set([...only].map(ownerOf));
+  const owned = new Set([...owners.owned].map(seedOwnerOf));
+  const onlyOwners = only && new Set([...only].map(seedOwnerOf));
   const out: OrphanSeed[] = [];
   for (const seed of await seedIsos(api)) {
     if (onlyOwners !== undefined && !onlyOwners.has(seed.owner)) continue;

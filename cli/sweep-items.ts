@@ -66,7 +66,7 @@ export function vmItem(vm: Orphans["vms"][number], action: Action, detail?: stri
   const killed = killedRun(vm);
   return {
     kind: "vm",
-    target: `${vmLabel(vm.vmid, vm.node)} (${vm.name})`,
+    target: `${vmLabel(vm)} (${vm.name})`,
     node: vm.node,
     vmid: vm.vmid,
     identity: vm.identity,

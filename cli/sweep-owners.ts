@@ -9,10 +9,13 @@
  * run and `pulumi-proxmox up` can resume them.
  */
 import { readFileSync } from "node:fs";
-import { identityOfInputs, templateIdentityOfInputs } from "../provider/entry";
+import {
+  identityOfInputs,
+  TEMPLATE_TYPE,
+  templateIdentityOfInputs,
+  VM_TYPE,
+} from "../provider/entry";
 import { selectStack, type StackSelection } from "./automation";
-
-export const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
 interface StateResource {
   readonly type?: string;
@@ -38,8 +41,6 @@ interface OwnedType {
 }
 
 const VMS: OwnedType = { type: VM_TYPE, identityOfInputs };
-
-export const TEMPLATE_TYPE = "pulumi-nodejs:dynamic/proxmox:CloudImageTemplate";
 
 const TEMPLATES: OwnedType = { type: TEMPLATE_TYPE, identityOfInputs: templateIdentityOfInputs };
 

@@ -7,6 +7,7 @@ import {
   hasCode,
   parseSeedName,
   readMark,
+  seedOwnerOf,
   type ClusterVm,
   type ProxmoxApi,
   type VmConfig,
@@ -31,7 +32,7 @@ export interface SeedIso {
   readonly volid: string;
   readonly node: string;
   readonly storage: string;
-  /** The first 12 hex of the owning VM's identity. */
+  /** The owning VM's seed owner (`seedOwnerOf` its identity). */
   readonly owner: string;
 }
 
@@ -151,7 +152,7 @@ export async function seedIsos(api: ProxmoxApi): Promise<SeedIso[]> {
 export interface StateSeeds {
   /** Every `seedVolid` a ProxmoxVm in a state records. */
   readonly volids: Set<string>;
-  /** Seed owners (12 hex) of resources with a pending operation: an `up` may be re-seeding them. */
+  /** Seed owners of resources with a pending operation: an `up` may be re-seeding them. */
   readonly busyOwners: Set<string>;
 }
 
@@ -174,7 +175,7 @@ function stateSeedsIn(state: SeedDeployment): StateSeeds {
   const busy = identitiesIn({ deployment: { resources: pending } } as Parameters<
     typeof identitiesIn
   >[0]);
-  return { volids, busyOwners: new Set([...busy].map((id) => id.slice(0, 12))) };
+  return { volids, busyOwners: new Set([...busy].map(seedOwnerOf)) };
 }
 
 /** {@link stateSeedsIn} over every given state. */

@@ -10,15 +10,19 @@ import {
 } from "./pve/config";
 import type { ConnectOptions, Connected } from "./pve/connection";
 import type { OperationContext } from "./pve/context";
-import { identityOf } from "./vm/identity";
+import { identityInputSchema } from "./inputs/unknown";
+import { identityOf, placementOfStored } from "./vm/identity";
 import { deleteVm } from "./vm/operations/delete";
 import { deleteImage, deleteTemplate } from "./template/delete";
 import { checkTemplate, type TemplateInputs } from "./template/template-inputs";
 import { planOf } from "./template/mark";
-import { DEFAULTS } from "./vm/spec/derive";
 import { FIELDS, type FieldName } from "./vm/spec/fields";
 
 export { RESUME_ENV } from "./vm/steps/resume-list";
+export { seedOwnerOf } from "./vm/identity";
+export { TEMPLATE_TYPE, VM_TYPE } from "./glue/resource-types";
+/** How every message names a VM (`VM 13695 on pve1`): the CLI uses the same form. */
+export { vmLabel } from "./pve/errors";
 
 /** A VM the CLI found by its mark: its VMID, the identity and name the mark and VM carry. */
 export interface VmToDelete {
@@ -52,27 +56,9 @@ export function deleteMarkedVm(
  * takes the spec's default, as `check` would have filled it.
  */
 export function identityOfInputs(inputs: Readonly<Record<string, unknown>>): string | undefined {
-  const owner = inputs["identity"] as
-    { project?: unknown; stack?: unknown; name?: unknown } | undefined;
-  const placed = (name: FieldName) => inputs[name] ?? DEFAULTS[name];
-  const node = placed("node");
-  const template = placed("template");
-  const storage = placed("storage");
-  const isoStorage = placed("isoStorage");
-  if (
-    typeof owner?.project !== "string" ||
-    typeof owner.stack !== "string" ||
-    typeof owner.name !== "string" ||
-    typeof node !== "string" ||
-    (typeof template !== "string" && typeof template !== "number") ||
-    typeof isoStorage !== "string"
-  ) {
-    return undefined;
-  }
-  return identityOf(
-    { project: owner.project, stack: owner.stack, name: owner.name },
-    { node, template, storage: typeof storage === "string" ? storage : undefined, isoStorage },
-  );
+  const owner = identityInputSchema.safeParse(inputs["identity"]);
+  const placement = placementOfStored(inputs);
+  return owner.success && placement !== undefined ? identityOf(owner.data, placement) : undefined;
 }
 
 /** An input's value as `diff` compares it: normalised the way PVE stores it (tags). */
@@ -181,4 +167,3 @@ export { parseSeedName } from "./vm/seed/seed-name";
 export { TEMPLATE_STORAGE_DEFAULTS } from "./template/template-inputs";
 export { imageIdentityOf, readTemplateMark } from "./template/mark";
 export { IMPORT_MIN_RELEASE, importsDiskImages } from "./template/preflight";
-export { vmLabel } from "./vm/vm-label";

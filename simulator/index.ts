@@ -108,7 +108,7 @@ export interface Simulator {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const opts = resolveOptions(options);
   const tls = opts.tls ? generateTls(opts.host) : undefined;
-  const cluster = new Cluster(opts.nodes, opts.storages);
+  const cluster = new Cluster(opts.nodes, opts.storages, Object.keys(opts.bridges));
   const pools = new IpPools(opts.bridges);
   const rootSecret = TokenStore.newSecret();
   const rootPassword = TokenStore.newSecret();
@@ -254,7 +254,7 @@ function seedTemplates(cluster: Cluster, templates: SimulatorOptions["templates"
 
 function snapshot(cluster: Cluster): unknown {
   return {
-    nodes: [...cluster.nodes.values()],
+    nodes: [...cluster.nodes.values()].map((node) => ({ ...node, bridges: [...node.bridges] })),
     vms: [...cluster.vms.values()],
     volumes: [...cluster.volumes.values()].map(({ data, ...rest }) => ({
       ...rest,

@@ -2,6 +2,7 @@ import {
   PermanentError,
   TransientError,
   missingPool,
+  vmLabel,
   type ErrorCode,
   type ErrorContext,
 } from "./errors.js";
@@ -418,12 +419,16 @@ export function classify(
       context,
     );
   }
-  // Any other 500 is a die in the handler (RESTEnvironment/Exception.pm): the same request dies
-  // the same way, so it is permanent: retrying it forever would hide the cause from the user.
+  // Any other 500 is a die in the handler (RESTEnvironment/Exception.pm): the same request
+  // usually dies the same way, so it is permanent within the run. Retrying such errors forever
+  // was an anchor's worst bug. A die can still pass (a storage that was full for a moment), and
+  // the next `up` sends the request again: the message says so rather than "it will never work".
   return new PermanentError(
     "SERVER",
-    `${request}${at(target)} failed on the server (${status} ${pve}). Retrying the same request will ` +
-      `not help; fix the cause PVE names.`,
+    `${request}${at(target)} failed on the server (${status} ${pve}). Not retried in this run: ` +
+      `PVE gave up on the request, and the same request usually fails the same way. The next ` +
+      "`pulumi up` sends it again and carries on from there (what this run finished is kept): " +
+      "fix what PVE names first; if the cause has passed, that `up` completes.",
     context,
   );
 }
@@ -441,22 +446,46 @@ export function classifyTaskFailure(
   logTail: readonly string[],
 ): PermanentError {
   const family = familyOf(exitstatus);
+  const missingBridge = missingBridgeIn(logTail);
   const context: ErrorContext = {
     node,
     upid,
     vmid: vmidOfUpid(upid),
     pveMessage: exitstatus,
     taskLogTail: logTail,
-    taskErrorCode: family?.code,
+    taskErrorCode: missingBridge === undefined ? family?.code : "NOT_FOUND",
+    missingBridge,
   };
   const type = typeOfUpid(upid) ?? "task";
   const where =
-    context.vmid === undefined ? `on node ${node}` : `for VM ${context.vmid} on node ${node}`;
+    context.vmid === undefined ? `on node ${node}` : `for ${vmLabel({ vmid: context.vmid, node })}`;
   const tail = logTail.length > 0 ? `\nLast lines of the task log:\n  ${logTail.join("\n  ")}` : "";
+  if (missingBridge !== undefined) {
+    return new PermanentError(
+      "TASK_FAILED",
+      `PVE task ${type} ${where} failed: a NIC is on bridge ${missingBridge}, which node ${node} ` +
+        `does not have (${exitstatus}; ${upid}). The VM was not started: its network, not its ` +
+        `guest, is the problem. Set the NIC's bridge to one node ${node} has, or create ` +
+        `${missingBridge} there (System → Network); the next \`up\` starts the VM.${tail}`,
+      context,
+    );
+  }
   return new PermanentError(
     "TASK_FAILED",
     `PVE task ${type} ${where} failed: ${exitstatus} (${upid}). See the task log in the PVE UI ` +
       `(node ${node}, Tasks).${tail}`,
     context,
   );
+}
+
+/**
+ * pve-common `PVE/Network.pm` (`$read_bridge_mtu`): "bridge '<name>' does not exist", logged by
+ * qemu-server's pve-bridge script when QEMU starts and a NIC names a bridge the node lacks.
+ */
+function missingBridgeIn(logTail: readonly string[]): string | undefined {
+  for (const line of logTail) {
+    const bridge = /^bridge '([^']+)' does not exist$/.exec(line.trim())?.[1];
+    if (bridge !== undefined) return bridge;
+  }
+  return undefined;
 }

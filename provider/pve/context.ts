@@ -100,9 +100,6 @@ export function operationContext(
         budgetMs: options.budgetMs,
         poller: pollers.forNode(node),
         quietMs: durations.quietMs(type),
-        // Seen done within ~10 % of its duration, for ~30 polls on a 2 s task.
-        initialIntervalMs: 100,
-        ratio: 0.1,
         logger: { warn: (m) => log.warn(`${options.step}: ${m}`) },
         onProgress: progressEvery(TASK_PROGRESS_EVERY_MS, (elapsedMs) =>
           log.progress(`${options.step} (${Math.round(elapsedMs / 1000)} s)`),

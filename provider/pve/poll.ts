@@ -1,7 +1,8 @@
 /**
  * The one poll loop of the provider: task waits, HA power-state waits, the guest-agent wait and
- * the wait for a clone in progress all ask PVE the same question again and again until it says
- * yes or the budget is spent. They differ only in what they ask, how fast the interval grows,
+ * the waits for a clone or a template's create in progress all ask PVE the same question again
+ * and again until it says yes or the budget is spent. A wait that runs out of budget is
+ * transient (the thing waited for may still happen), so its error is a TransientError. They differ only in what they ask, how fast the interval grows,
  * and what they say while waiting and when giving up; the loop (budget, quiet start, interval,
  * progress cadence, abort) is written once here.
  */
@@ -28,6 +29,13 @@ export interface PollOptions<T> {
   readonly progress?: ((elapsedMs: number) => void) | undefined;
   readonly progressEveryMs?: number | undefined;
 }
+
+/**
+ * The wait for a VM that a clone or create task of another run holds locked (its config and
+ * mark settle when the task ends): read every second, with a line every 10 s. A task this run
+ * started is waited on through its own status instead.
+ */
+export const LOCK_POLL = { intervalMs: 1_000, progressEveryMs: 10_000 } as const;
 
 /** Grows the interval ×1.5 per attempt up to `maxMs`: the schedule of most waits. */
 export function growing(maxMs: number): (previousMs: number) => number {

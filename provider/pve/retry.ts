@@ -34,13 +34,11 @@ export const systemClock: Clock = {
 
 export interface BackoffOptions {
   /** First back-off delay; doubled per attempt up to `maxDelayMs`. */
-  readonly initialDelayMs?: number | undefined;
-  readonly maxDelayMs?: number | undefined;
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
   /** In [0, 1): the jitter source. Injected by tests for exact delays. */
   readonly random?: (() => number) | undefined;
 }
-
-const DEFAULTS = { initialDelayMs: 500, maxDelayMs: 5_000 };
 
 /** An ABORTED error for a cancelled wait: permanent, since the caller asked to stop. */
 export function abortedError(what: string, signal?: AbortSignal): PermanentError {
@@ -51,10 +49,8 @@ export function abortedError(what: string, signal?: AbortSignal): PermanentError
  * The delay before retry number `attempt` (1-based): exponential with "equal jitter", so two
  * processes that hit the same lock do not retry in lockstep.
  */
-export function backoffDelay(attempt: number, options: BackoffOptions = {}): number {
-  const initial = options.initialDelayMs ?? DEFAULTS.initialDelayMs;
-  const max = options.maxDelayMs ?? DEFAULTS.maxDelayMs;
-  const base = Math.min(max, initial * 2 ** (attempt - 1));
+export function backoffDelay(attempt: number, options: BackoffOptions): number {
+  const base = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** (attempt - 1));
   const random = options.random ?? Math.random;
   return Math.round(base / 2 + (base / 2) * random());
 }

@@ -7,9 +7,11 @@
  */
 import { formatMemory } from "../vm/spec/compute";
 import type { OperationContext } from "../pve/context";
-import { aboutVmOnce, hasCode, PermanentError } from "../pve/errors";
 import { describe, probeOrder } from "../vm/identity";
 import { isNameless } from "../vm/steps/find-own-vm";
+import type { VmConfig } from "../pve/api/proxmox-api";
+import { aboutVmOnce, hasCode, PermanentError, TransientError, vmLabel } from "../pve/errors";
+import { LOCK_POLL, pollUntil } from "../pve/poll";
 import { ensureImage } from "./download";
 import type { TemplateInputs } from "./template-inputs";
 import { planOf, readTemplateMark, templateMark, type TemplatePlan } from "./mark";
@@ -115,28 +117,42 @@ async function findOwnTemplate(
   return undefined;
 }
 
-/** How often a VM locked `create` is read again while its create task runs. */
-const CREATE_POLL_MS = 1_000;
-
-/** The VM's config once no create task holds it; undefined when the VM is (or becomes) gone. */
+/**
+ * The VM's config once no create task holds it; undefined when the VM is (or becomes) gone. A
+ * lock that outlasts the task budget is a TIMEOUT like any other wait's: transient, since the
+ * task may still end.
+ */
 async function settledConfig(ctx: OperationContext, inputs: TemplateInputs, vmid: number) {
-  const deadline = ctx.now() + inputs.timeouts.taskMs;
-  for (;;) {
-    const config = await ctx.api.vmConfig(inputs.node, vmid).catch((error: unknown) => {
-      if (hasCode(error, "NOT_FOUND")) return undefined;
-      throw error;
-    });
-    if (config?.lock !== "create") return config;
-    if (ctx.now() > deadline) {
-      throw new PermanentError(
+  const settled = await pollUntil<{ config: VmConfig | undefined }>({
+    clock: ctx,
+    budgetMs: inputs.timeouts.taskMs,
+    firstIntervalMs: LOCK_POLL.intervalMs,
+    nextIntervalMs: () => LOCK_POLL.intervalMs,
+    attempt: async () => {
+      try {
+        const config = await ctx.api.vmConfig(inputs.node, vmid);
+        return config.lock === "create" ? undefined : { config };
+      } catch (error) {
+        if (hasCode(error, "NOT_FOUND")) return { config: undefined };
+        throw error;
+      }
+    },
+    timedOut: (waited) =>
+      new TransientError(
         "TIMEOUT",
-        `VM ${vmid} on node ${inputs.node} is still locked by a create after ` +
-          `${inputs.timeouts.taskMs} ms; see its qmcreate task, or remove it if that task is gone.`,
+        `${vmLabel({ vmid, node: inputs.node })} is still locked by a create after ` +
+          `${Math.round(waited / 1000)} s; its qmcreate task may still end: run \`pulumi up\` ` +
+          "again once it has, or remove the VM if that task is gone.",
         { node: inputs.node, vmid },
-      );
-    }
-    await ctx.sleep(CREATE_POLL_MS);
-  }
+      ),
+    progressEveryMs: LOCK_POLL.progressEveryMs,
+    progress: (waited) =>
+      ctx.progress(
+        `${vmLabel({ vmid, node: inputs.node })}: waiting for a create in progress to finish ` +
+          `(${Math.round(waited / 1000)} s)`,
+      ),
+  });
+  return settled.config;
 }
 
 async function createVmFromImage(

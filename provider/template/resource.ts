@@ -3,6 +3,7 @@ import * as provider from "../template-provider";
 import type { CloudImageTemplateArgs } from "./args";
 import { redactUrls } from "./redact";
 import { UntracedDynamicResource } from "../glue/construction-traces";
+import { RESOURCE_MODULE, TEMPLATE_RESOURCE } from "../glue/resource-types";
 
 export type { CloudImageTemplateArgs } from "./args";
 
@@ -39,8 +40,8 @@ export class CloudImageTemplate extends UntracedDynamicResource {
         identity: { project: pulumi.getProject(), stack: pulumi.getStack(), name },
       },
       opts,
-      "proxmox",
-      "CloudImageTemplate",
+      RESOURCE_MODULE,
+      TEMPLATE_RESOURCE,
     );
   }
 }

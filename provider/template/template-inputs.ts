@@ -13,6 +13,7 @@ import {
   type TemplateFieldName,
   type TemplateFields,
 } from "./template-spec";
+import { TEMPLATE_RESOURCE } from "../glue/resource-types";
 
 /** Hex digits of each checksum algorithm PVE's download-url verifies. */
 const CHECKSUM_LENGTHS = { sha256: 64, sha512: 128 } as const;
@@ -84,7 +85,7 @@ export function checkTemplate(news: Readonly<Record<string, unknown>>): {
   if (!parsed.success) {
     return {
       inputs: { ...news },
-      failures: failuresOfIssues(parsed.error, news, "CloudImageTemplate"),
+      failures: failuresOfIssues(parsed.error, news, TEMPLATE_RESOURCE),
     };
   }
   return {

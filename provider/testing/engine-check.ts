@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { ENGINE_CHECK_RESOURCE, RESOURCE_MODULE } from "../glue/resource-types";
 import * as provider from "./engine-check-provider";
 
 export interface EngineCheckArgs {
@@ -16,6 +17,13 @@ export class EngineCheck extends pulumi.dynamic.Resource {
   declare readonly digest: pulumi.Output<string>;
 
   constructor(name: string, args: EngineCheckArgs, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, { digest: undefined, ...args }, opts, "proxmox", "EngineCheck");
+    super(
+      provider,
+      name,
+      { digest: undefined, ...args },
+      opts,
+      RESOURCE_MODULE,
+      ENGINE_CHECK_RESOURCE,
+    );
   }
 }

@@ -10,8 +10,11 @@ import type { ArgOf } from "./spec/derive";
 export interface ProxmoxVmArgs {
   /** The node the VM is placed on. Changing it replaces the VM. */
   readonly node: pulumi.Input<ArgOf<"node">>;
-  /** The template to clone, by VMID or by name. Changing it replaces the VM. */
-  readonly template: pulumi.Input<ArgOf<"template">>;
+  /**
+   * The template to clone, by VMID or by name. Changing it replaces the VM. Required, except with
+   * `adopt: { vmid }`; an adopted VM needs it only for a change that replaces the VM.
+   */
+  readonly template?: pulumi.Input<ArgOf<"template">>;
   /** Disk storage for the full clone (default: the template's). Changing it replaces the VM. */
   readonly storage?: pulumi.Input<ArgOf<"storage">>;
   /** Storage for the cloud-init seed ISO (default `local`). Changing it replaces the VM. */
@@ -150,7 +153,11 @@ export interface ProxmoxVmArgs {
    * accepted and not reported. Never a replacement.
    */
   readonly nodeDrift?: pulumi.Input<ArgOf<"nodeDrift">>;
-  /** Take over a complete VM that carries this resource's identity but is unknown to the stack. */
+  /**
+   * `{ vmid }` takes over an existing VM this stack did not make (no clone): only the inputs the
+   * program sets are written, and its description keeps its text. `true` takes over a complete VM
+   * that carries this resource's identity but is unknown to the stack.
+   */
   readonly adopt?: pulumi.Input<ArgOf<"adopt">>;
   /** Budgets in milliseconds: the clone task, the guest agent's address, any other task. */
   readonly timeouts?: pulumi.Input<ArgOf<"timeouts">>;

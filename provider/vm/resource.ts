@@ -3,6 +3,7 @@ import * as provider from "../dynamic-provider";
 import type { ProxmoxVmArgs } from "./args";
 import type { CloudInitArgs } from "./nested-args";
 import { UntracedDynamicResource } from "../glue/construction-traces";
+import { RESOURCE_MODULE, VM_RESOURCE } from "../glue/resource-types";
 
 export type { ProxmoxVmArgs } from "./args";
 export type {
@@ -84,8 +85,8 @@ export class ProxmoxVm extends UntracedDynamicResource {
         identity: { project: pulumi.getProject(), stack: pulumi.getStack(), name },
       },
       opts,
-      "proxmox",
-      "ProxmoxVm",
+      RESOURCE_MODULE,
+      VM_RESOURCE,
     );
   }
 }

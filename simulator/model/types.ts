@@ -7,6 +7,11 @@ export interface NodeSeed {
   readonly name: string;
   readonly cpus?: number;
   readonly memoryBytes?: number;
+  /**
+   * The bridges in the node's `/etc/network/interfaces`; default: every bridge of the
+   * simulator's `bridges` option. A NIC on a bridge the node lacks fails the VM's start.
+   */
+  readonly bridges?: readonly string[];
 }
 
 export interface StorageSeed {

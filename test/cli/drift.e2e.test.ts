@@ -5,8 +5,7 @@ import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, pulumi, requireFromWorkspace, type EngineEnv } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 import { readJson, runBin } from "./support";
-
-const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
+import { VM_TYPE } from "../../provider/entry";
 
 const program = `
 const { ProxmoxVm } = require("pulumi-proxmox");

@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../cli/automation";
 import { ChangeCollector } from "../../cli/events";
 import { formatChanges } from "../../cli/report";
+import { VM_TYPE } from "../../provider/entry";
 
-const URN = "urn:pulumi:dev::p::pulumi-nodejs:dynamic/proxmox:ProxmoxVm::web";
-const TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
+const TYPE = VM_TYPE;
+const URN = `urn:pulumi:dev::p::${TYPE}::web`;
 
 function step(
   kind: "pre" | "out",

@@ -5,9 +5,10 @@ import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 import { runBin, startUp, until } from "./support";
 
-const oneVm = `
+/** One VM of the given clone mode: each mode is part of the identity recovery looks for. */
+const oneVm = (clone: string) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
-const vm = new ProxmoxVm("solo", { node: "pve1", template: 9000, cores: 1, memory: 512 });
+const vm = new ProxmoxVm("solo", { node: "pve1", template: 9000, cores: 1, memory: 512${clone} });
 exports.vmid = vm.vmid;
 `;
 
@@ -28,7 +29,10 @@ function providerProcessesIn(dir: string): Promise<string> {
   });
 }
 
-describe("an interrupted up, recovered through the installed bin", () => {
+describe.each([
+  ["full", ""],
+  ["linked", ", clone: { full: false }"],
+])("an interrupted up of a %s clone, recovered through the installed bin", (mode, clone) => {
   let sim: Simulator;
   let engine: EngineEnv;
   beforeEach(() => {
@@ -41,7 +45,7 @@ describe("an interrupted up, recovered through the installed bin", () => {
 
   it("lists the VM of an up killed mid-clone as an orphan of an interrupted run, and destroy deletes it", async () => {
     sim = await startSimulator({ taskDurationsMs: { qmclone: 4_000 } });
-    const dir = await proxmoxStack("killed-clone", oneVm, sim, engine);
+    const dir = await proxmoxStack(`killed-clone-${mode}`, oneVm(clone), sim, engine);
     const run = startUp(dir, engine.env);
     await until("a running clone", () =>
       [...sim.model.tasks.values()].some((t) => t.type === "qmclone" && t.status === "running"),
@@ -58,6 +62,9 @@ describe("an interrupted up, recovered through the installed bin", () => {
     expect(engineDestroy.code, engineDestroy.stdout + engineDestroy.stderr).toBe(0);
     const [vmid] = guestVms(sim);
     expect(guestVms(sim)).toHaveLength(1);
+    // The kill left a clone of the mode the program asked for, its mode in the mark.
+    const description = String(sim.model.vms.get(vmid ?? 0)?.config["description"]);
+    expect(description.includes('"clone":{"full":false}')).toBe(mode === "linked");
 
     const sweepEnv = {
       ...engine.env,
@@ -89,7 +96,7 @@ describe("an interrupted up, recovered through the installed bin", () => {
 
   it("resumes the complete VM of an up killed after the guest agent answered, without adopt", async () => {
     sim = await startSimulator();
-    const dir = await proxmoxStack("killed-agent", oneVm, sim, engine);
+    const dir = await proxmoxStack(`killed-agent-${mode}`, oneVm(clone), sim, engine);
     // The window: the mark says complete, the engine has not checkpointed the resource yet. The
     // mark is one quick PUT, so the create's last read (its status, after the mark) is held back
     // to keep the window open until the kill.

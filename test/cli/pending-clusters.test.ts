@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { pendingCreatesByCluster } from "../../cli/pending-clusters";
-import { VM_TYPE } from "../../cli/sweep-owners";
+import { VM_TYPE } from "../../provider/entry";
 
 const STACK = "urn:pulumi:dev::two-clusters::";
 const DEFAULT = `${STACK}pulumi:providers:pulumi-nodejs::default::1111`;

@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  identitiesIn,
-  pendingCreateIdentitiesIn,
-  TEMPLATE_TYPE,
-  templateOwners,
-  VM_TYPE,
-} from "../../cli/sweep-owners";
 import { identityOf } from "../../provider/vm/identity";
 import { checkTemplate, type TemplateInputs } from "../../provider/template/template-inputs";
+import { identitiesIn, pendingCreateIdentitiesIn, templateOwners } from "../../cli/sweep-owners";
+import { TEMPLATE_TYPE, VM_TYPE } from "../../provider/entry";
 import { planOf } from "../../provider/template/mark";
 
 const inputs = (name: string) => ({

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sweep } from "../../cli/sweep";
-import { VM_TYPE } from "../../cli/sweep-owners";
 import { HttpProxmoxApi } from "../../provider/pve/api/http-api";
 import { waitForTask } from "../../provider/pve/tasks/task-wait";
 import { parseConnectionConfig, type ConnectionConfig } from "../../provider/pve/config";
@@ -13,6 +12,7 @@ import type { ResolvedInputs } from "../../provider/vm/steps/resolved-inputs";
 import { buildVmSeed } from "../../provider/vm/steps/vm-seed";
 import { buildContext } from "../../provider/pve/connection";
 import type { VmState } from "../../provider/vm/state/vm-state";
+import { VM_TYPE } from "../../provider/entry";
 import { startSimulator, type Simulator } from "../../simulator";
 
 const inputs = checkVm(

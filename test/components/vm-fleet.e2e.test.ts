@@ -5,8 +5,7 @@ import { readIso } from "../../simulator/guest/iso9660";
 import { driveVolume } from "../../simulator/model/vm-config";
 import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
-
-const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
+import { VM_TYPE } from "../../provider/entry";
 
 const fleetOfThree = `
 const pulumi = require("@pulumi/pulumi");

@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { VmFleet, VmFleetArgsError, type VmFleetMemberArgs } from "../../components";
-
-const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
+import { VM_TYPE } from "../../provider/entry";
 
 interface Registered {
   type: string;

@@ -17,8 +17,9 @@ import {
  * request can land while Pulumi's file backend writes its checkpoint and tear it: see
  * docs/known-limits.md. The bench keeps that point.) A template create killed after its VM
  * create request (the import task running, the VM locked `create`), and a create on another node
- * than its node-local template killed after the migration request (each is one engine run: no
- * clean run first).
+ * than its node-local template killed after the migration request, and an adoption killed after
+ * its one config write (the program's settings and the mark) (each is one engine run: no clean
+ * run first).
  */
 const SAMPLE: Partial<Record<Operation, { patterns: RegExp[]; last: boolean }>> = {
   create: { patterns: [/^POST .*\/clone$/], last: true },
@@ -26,6 +27,7 @@ const SAMPLE: Partial<Record<Operation, { patterns: RegExp[]; last: boolean }>> 
   delete: { patterns: [/^DELETE .*\/qemu\/[^/]+$/], last: false },
   "template-create": { patterns: [/^POST \/nodes\/\{node\}\/qemu$/], last: false },
   "cross-node-create": { patterns: [/^POST .*\/migrate$/], last: false },
+  adopt: { patterns: [/^POST .*\/qemu\/\{vmid\}\/config$/], last: false },
 };
 
 /**

@@ -11,6 +11,7 @@ import type {
   MigrateDisks,
   IsoUpload,
   MoveTarget,
+  NodeBridge,
   NodeStorage,
   NodeVm,
   NodeTask,
@@ -84,6 +85,12 @@ export class HttpProxmoxApi implements ProxmoxApi {
 
   nodeStorages(node: string): Promise<readonly NodeStorage[]> {
     return this.#http.request("GET", ["nodes", node, "storage"], schemas.nodeStoragesSchema);
+  }
+
+  nodeBridges(node: string): Promise<readonly NodeBridge[]> {
+    return this.#http.request("GET", ["nodes", node, "network"], schemas.nodeBridgesSchema, {
+      query: { type: "any_bridge" },
+    });
   }
 
   async vmConfig(node: string, vmid: number): Promise<VmConfig> {

@@ -34,6 +34,7 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   nextVmid: "read",
   nodes: "read",
   nodeStorages: "read",
+  nodeBridges: "read",
   vmConfig: "read",
   vmPending: "read",
   vmStatus: "read",
@@ -77,6 +78,7 @@ const REQUEST_NAMES: Readonly<Record<Method, string>> = {
   nextVmid: "GET /cluster/nextid",
   nodes: "GET /nodes",
   nodeStorages: "GET storages",
+  nodeBridges: "GET bridges",
   vmConfig: "GET config",
   vmPending: "GET pending",
   vmStatus: "GET status",
@@ -111,16 +113,26 @@ export interface RetryingApiOptions {
   readonly clock?: Clock | undefined;
   /** In [0, 1): the jitter source, injected by tests for exact delays. */
   readonly random?: (() => number) | undefined;
-  /** Attempts in all, the first included. */
+  /** Attempts in all, the first included (default {@link RETRY}'s). */
   readonly maxAttempts?: number | undefined;
-  /** How long after its first failure a call may still start a retry. */
+  /** How long after its first failure a call may still start a retry (default {@link RETRY}'s). */
   readonly budgetMs?: number | undefined;
+  /** The first back-off, doubled per retry up to `maxDelayMs` (defaults {@link RETRY}'s). */
   readonly initialDelayMs?: number | undefined;
   readonly maxDelayMs?: number | undefined;
   readonly signal?: AbortSignal | undefined;
 }
 
-const DEFAULTS = { maxAttempts: 6, budgetMs: 60_000, initialDelayMs: 1_000, maxDelayMs: 8_000 };
+/**
+ * How far a transient answer is retried: 6 attempts in all, the back-off 1 s doubling to 8 s with
+ * jitter, no retry later than 60 s after the call's first failure. docs/errors.md quotes it.
+ */
+export const RETRY = {
+  maxAttempts: 6,
+  budgetMs: 60_000,
+  initialDelayMs: 1_000,
+  maxDelayMs: 8_000,
+} as const;
 
 /** Socket codes meaning the connection never opened: the request did not leave this process. */
 const NEVER_SENT_CODES = new Set([
@@ -230,11 +242,11 @@ function reason(error: ProxmoxError): string {
 /** `inner` with every call retried as {@link RETRY_KINDS} says. */
 export function retryingApi(inner: ProxmoxApi, options: RetryingApiOptions): ProxmoxApi {
   const clock = options.clock ?? systemClock;
-  const maxAttempts = options.maxAttempts ?? DEFAULTS.maxAttempts;
-  const budgetMs = options.budgetMs ?? DEFAULTS.budgetMs;
+  const maxAttempts = options.maxAttempts ?? RETRY.maxAttempts;
+  const budgetMs = options.budgetMs ?? RETRY.budgetMs;
   const backoff = {
-    initialDelayMs: options.initialDelayMs ?? DEFAULTS.initialDelayMs,
-    maxDelayMs: options.maxDelayMs ?? DEFAULTS.maxDelayMs,
+    initialDelayMs: options.initialDelayMs ?? RETRY.initialDelayMs,
+    maxDelayMs: options.maxDelayMs ?? RETRY.maxDelayMs,
     random: options.random,
   };
 

@@ -9,9 +9,9 @@ import type { ProxmoxApi, TaskStatus, Upid } from "../api/proxmox-api.js";
 /**
  * Waits for a PVE worker task with adaptive polling: the interval starts small and grows with
  * the time already waited (never above `ratio` of it), so a task is seen done within about
- * `ratio` of its duration (a 2 s clone within ~0.16 s) while a 20-minute clone costs a few
- * hundred polls, not thousands. `OK` and `WARNINGS: n` are success: PVE's
- * worker exit status for a task that finished with logged warnings is still a success.
+ * `ratio` of its duration while a 20-minute clone costs a few hundred polls, not thousands.
+ * `OK` and `WARNINGS: n` are success: PVE's worker exit status for a task that finished with
+ * logged warnings is still a success.
  */
 
 export interface TaskWaitOptions {
@@ -22,15 +22,15 @@ export interface TaskWaitOptions {
   /** Receives one line per warning of a task that ended `WARNINGS: n`. */
   readonly logger?: { warn(message: string): void } | undefined;
   readonly clock?: Clock | undefined;
-  /** First poll interval. */
+  /** First poll interval (default {@link TASK_POLL}'s). */
   readonly initialIntervalMs?: number | undefined;
-  /** Upper bound of the interval. */
+  /** Upper bound of the interval (default {@link TASK_POLL}'s). */
   readonly maxIntervalMs?: number | undefined;
   /** No poll before this much time has passed (no task of the type has ended sooner). */
   readonly quietMs?: number | undefined;
-  /** Interval as a share of the elapsed time: the worst-case overshoot ratio. */
+  /** Interval as a share of the elapsed time: the worst-case overshoot ratio (default {@link TASK_POLL}'s). */
   readonly ratio?: number | undefined;
-  /** Lines of the log kept on a failure. */
+  /** Lines of the log kept on a failure (default {@link TASK_POLL}'s). */
   readonly tailLines?: number | undefined;
   /**
    * The node's shared task list: polls read the task's row from it, and ask the task's own
@@ -55,7 +55,16 @@ export interface TaskResult {
   readonly endedAfterMs: number;
 }
 
-const DEFAULTS = { initialIntervalMs: 50, maxIntervalMs: 5_000, ratio: 0.08, tailLines: 20 };
+/**
+ * How every task wait polls: a 2 s task is seen done within `ratio` (10 %) of its duration, for
+ * about 30 polls; a 20-minute one costs a few hundred. docs/architecture.md quotes it.
+ */
+export const TASK_POLL = {
+  initialIntervalMs: 100,
+  maxIntervalMs: 5_000,
+  ratio: 0.1,
+  tailLines: 20,
+} as const;
 
 /** The next poll interval: grows ×1.5 per poll but never beyond `ratio` × elapsed or the cap. */
 export function nextPollInterval(
@@ -63,9 +72,9 @@ export function nextPollInterval(
   elapsedMs: number,
   options: Pick<TaskWaitOptions, "initialIntervalMs" | "maxIntervalMs" | "ratio"> = {},
 ): number {
-  const initial = options.initialIntervalMs ?? DEFAULTS.initialIntervalMs;
-  const max = options.maxIntervalMs ?? DEFAULTS.maxIntervalMs;
-  const ratio = options.ratio ?? DEFAULTS.ratio;
+  const initial = options.initialIntervalMs ?? TASK_POLL.initialIntervalMs;
+  const max = options.maxIntervalMs ?? TASK_POLL.maxIntervalMs;
+  const ratio = options.ratio ?? TASK_POLL.ratio;
   return Math.min(max, Math.max(initial, Math.min(previousMs * 1.5, elapsedMs * ratio)));
 }
 
@@ -95,7 +104,7 @@ export async function waitForTask(
   let lastError: unknown;
   let lastRunningAt: number | undefined;
   let stoppedAt = 0;
-  let interval = options.initialIntervalMs ?? DEFAULTS.initialIntervalMs;
+  let interval = options.initialIntervalMs ?? TASK_POLL.initialIntervalMs;
   const unwatch = options.poller?.watch(upid);
   try {
     const stopped = await pollUntil<TaskStatus>({
@@ -166,6 +175,6 @@ async function finish(
     node,
     upid,
     exitstatus,
-    lines.slice(-(options.tailLines ?? DEFAULTS.tailLines)),
+    lines.slice(-(options.tailLines ?? TASK_POLL.tailLines)),
   );
 }

@@ -6,8 +6,10 @@
 import type { z } from "zod";
 import type { CheckFailure } from "../../inputs/check-failure";
 import { UNKNOWN, containsUnknown, isUnknown, kindOf } from "../../inputs/unknown";
+import { VM_RESOURCE } from "../../glue/resource-types";
 import { vmInputsSchema } from "../spec/derive";
 import { FIELDS, FIELD_NAMES } from "../spec/fields";
+import { adoptFailures, withoutUnwrittenDefaults } from "./check-adopt";
 
 export interface CheckResult {
   readonly inputs: Record<string, unknown>;
@@ -24,11 +26,13 @@ export function checkVm(
   failures.push(...saidTwice(news), ...writtenTogether(news));
   if (parsed.success)
     failures.push(...refusedChanges(olds, parsed.data), ...conflicts(parsed.data));
-  if (parsed.success) failures.push(...bothDiskForms(news));
+  if (parsed.success) failures.push(...bothDiskForms(news), ...adoptFailures(news));
 
   // Keep `__provider` and unknown values as they came; otherwise store the normalised inputs.
   const inputs =
-    parsed.success && !containsUnknown(news) ? { ...news, ...parsed.data } : { ...news };
+    parsed.success && !containsUnknown(news)
+      ? withoutUnwrittenDefaults({ ...news, ...parsed.data }, news)
+      : { ...news };
   return { inputs, failures };
 }
 
@@ -39,7 +43,7 @@ export function checkVm(
 export function failuresOfIssues(
   error: z.ZodError,
   news: Readonly<Record<string, unknown>>,
-  resource = "ProxmoxVm",
+  resource = VM_RESOURCE,
 ): CheckFailure[] {
   return error.issues
     .flatMap(unwrapUnion)

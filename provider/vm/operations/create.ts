@@ -7,7 +7,7 @@
  * `--replace` with unchanged inputs): that needs `adopt: true` and a matching placement.
  */
 import type { OperationContext } from "../../pve/context";
-import { PermanentError } from "../../pve/errors";
+import { PermanentError, vmLabel } from "../../pve/errors";
 import { describe, markFor, markMatches, probeOrder } from "../identity";
 import { unobservedVmState, type VmState } from "../state/vm-state";
 import { VmInitError } from "../init-error";
@@ -17,18 +17,26 @@ import type { VmLocation } from "../steps/vm-location";
 import { findOwnVm } from "../steps/find-own-vm";
 import { migrateToNode } from "../steps/migrate-to-node";
 import { observe } from "../steps/observe";
-import { namingOf, type ResolvedInputs } from "../steps/resolved-inputs";
+import { namingOf, withDefaults, type ResolvedInputs } from "../steps/resolved-inputs";
 import { preflight } from "../steps/preflight";
 import { resumableIdentities } from "../steps/resume-list";
+import { adoptedVmid } from "./check-adopt";
+import { adoptVm } from "./adopt";
 
 /** How many VMIDs from the identity's slot a create may probe, and so must inspect for its own clone. */
 export const PROBE_WINDOW = 32;
 
 export async function createVm(
   ctx: OperationContext,
-  inputs: ResolvedInputs,
+  given: ResolvedInputs,
   stateExtras: Record<string, unknown> = {},
 ): Promise<VmState> {
+  const adopted = adoptedVmid(given);
+  if (adopted !== undefined) {
+    const state = await adoptVm(ctx, adopted, given, stateExtras);
+    if (state !== undefined) return state;
+  }
+  const inputs = withDefaults(given);
   const naming = namingOf(inputs);
   const probe =
     typeof inputs.vmid === "number"
@@ -61,7 +69,7 @@ export async function createVm(
     if (!markMatches(own.mark, naming.placement)) {
       throw new PermanentError(
         "CONFLICT",
-        `VM ${own.vmid} on node ${own.node} was created for another placement ` +
+        `${vmLabel(own)} was created for another placement ` +
           `(node ${own.mark.node}, template ${own.mark.template}); it is not adopted.`,
         { node: own.node, vmid: own.vmid },
       );

@@ -58,7 +58,8 @@ async function deleteAt(
   await ctx.withLock(`vm:${vm.vmid}`, async () => {
     const config = await ctx.api.vmConfig(vm.node, vm.vmid);
     const mark = readMark(config.description);
-    if (config.name !== state.vmName || mark?.id !== state.identityHash) {
+    // An adopted VM without a name has "" as its name in state.
+    if ((config.name ?? "") !== state.vmName || mark?.id !== state.identityHash) {
       throw new PermanentError(
         "NOT_OURS",
         `${label} is not the VM this resource created (name ${JSON.stringify(config.name ?? "")}, ` +

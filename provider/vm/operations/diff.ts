@@ -17,6 +17,8 @@ import { canonical } from "../../inputs/canonical";
 import { containsUnknown, isUnknown } from "../../inputs/unknown";
 import { DEFAULTS, fieldsChanged } from "../spec/derive";
 import { FIELDS, type FieldName } from "../spec/fields";
+import { PermanentError } from "../../pve/errors";
+import { adoptedVmid } from "./check-adopt";
 
 export interface DiffResult {
   readonly changes: boolean;
@@ -37,6 +39,8 @@ export function diffVm(olds: Props, news: Props): DiffResult {
   const changed: string[] = [];
 
   for (const key of PLACEMENT) {
+    // An adopted VM has no template: naming one later records it, and replaces nothing.
+    if (key === "template" && olds[key] === undefined && adoptedVmid(olds) !== undefined) continue;
     if (differs(withDefault(olds, key), withDefault(news, key))) replaces.push(key);
   }
   for (const key of PINNED) {
@@ -55,12 +59,30 @@ export function diffVm(olds: Props, news: Props): DiffResult {
   if (moved && withDefault(news, "nodeDrift") !== "accept") changed.push("currentNode");
 
   const pinned = PINNED.some((key) => news[key] !== undefined);
+  if (replaces.length > 0) refuseReplacingWithoutTemplate(olds, news, replaces);
   return {
     changes: replaces.length > 0 || changed.length > 0,
     replaces,
     deleteBeforeReplace: replaces.length > 0 && pinned,
     changed: [...replaces, ...changed],
   };
+}
+
+/**
+ * A VM taken over by `adopt: { vmid }` without a template cannot be replaced: there is nothing
+ * to clone the new VM from. Refused at preview, before anything is written.
+ */
+function refuseReplacingWithoutTemplate(olds: Props, news: Props, replaces: string[]): void {
+  if (adoptedVmid(news) === undefined || news["template"] !== undefined) return;
+  const vmid = typeof olds["vmid"] === "number" ? olds["vmid"] : adoptedVmid(news);
+  throw new PermanentError(
+    "INVALID_PARAM",
+    `${replaces.join(", ")}: changing ${replaces.length > 1 ? "these replaces" : "it replaces"} ` +
+      `VM ${vmid}, which was adopted without a template, so there is nothing to clone the new VM ` +
+      "from; nothing was changed. Set template to the template the replacement is cloned from, " +
+      "or undo the change.",
+    { vmid },
+  );
 }
 
 /** A removed input is a change only for fields whose removal undoes them (pool). */

@@ -4,13 +4,15 @@
  * that failed midway is finished: the engine sends a resource with init errors to update.
  */
 import type { OperationContext } from "../../pve/context";
-import { PermanentError } from "../../pve/errors";
+import { PermanentError, vmLabel } from "../../pve/errors";
 import { readMark } from "../identity";
 import type { VmState } from "../state/vm-state";
 import { VmInitError } from "../init-error";
 import { converge } from "../steps/converge";
+import { convergeAdopted } from "../steps/converge-adopted";
+import { adoptedVmid } from "./check-adopt";
 import { observe } from "../steps/observe";
-import { namingFromState, type ResolvedInputs } from "../steps/resolved-inputs";
+import { namingFromState, withDefaults, type ResolvedInputs } from "../steps/resolved-inputs";
 
 export async function updateVm(
   ctx: OperationContext,
@@ -26,14 +28,18 @@ export async function updateVm(
       if (readMark(known.config.description)?.id !== naming.identity) {
         throw new PermanentError(
           "NOT_OURS",
-          `VM ${vm.vmid} on node ${vm.node} no longer carries this resource's mark; nothing was ` +
+          `${vmLabel(vm)} no longer carries this resource's mark; nothing was ` +
             "changed. Run `pulumi refresh` to see what happened to it.",
           vm,
         );
       }
       // A pool the program no longer names is left; one it never named is not the program's.
       const leftPool = news.pool === undefined ? olds.pool : undefined;
-      const now = await converge(ctx, vm, news, naming, { known, leftPool });
+      // The VM adopt names keeps the adoption's rule: only what the program sets is written.
+      const now =
+        adoptedVmid(news) === vm.vmid
+          ? await convergeAdopted(ctx, vm, news, naming, { known, leftPool })
+          : await converge(ctx, vm, withDefaults(news), naming, { known, leftPool });
       return await observe(ctx, now, news, naming);
     });
   } catch (error) {

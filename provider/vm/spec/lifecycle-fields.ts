@@ -1,6 +1,6 @@
 /** How the VM lives in PVE: power, tags, notes, hot-plug, start at boot, protection, pool. */
 import { z } from "zod";
-import { userDescription } from "../identity";
+import { userDescription } from "../description";
 import { normalizeTags } from "../../inputs/unknown";
 import { parseTags } from "../state/vm-facts";
 import { field } from "./field";
@@ -34,7 +34,8 @@ export const LIFECYCLE_FIELDS = {
     default: true,
     mayBeUnknown: true,
     change: "hot",
-    stored: z.boolean(),
+    // An adopted VM whose program does not set it has none.
+    stored: z.boolean().optional(),
     readBack: { from: "vm", read: ({ running }) => running },
     example: { valid: false, invalid: "yes" },
   }),

@@ -50,7 +50,8 @@ export const NETWORK_FIELDS = {
     default: networkSchema.parse({}),
     mayBeUnknown: false,
     change: "hot",
-    stored: networkSchema,
+    // An adopted VM whose program sets no NIC has none.
+    stored: networkSchema.optional(),
     shorthandOf: "networks",
     config: {
       key: "net0",

@@ -126,15 +126,16 @@ export interface VmNics {
 }
 
 export function nicsOf(inputs: {
-  readonly network: NetworkInputs;
+  /** Absent only for an adopted VM whose program sets no NIC: it keeps its own. */
+  readonly network?: NetworkInputs | undefined;
   readonly networks?: readonly NicInputs[] | undefined;
   readonly nameservers?: readonly string[] | undefined;
   readonly searchDomains?: readonly string[] | undefined;
 }): VmNics {
   return {
-    nics: inputs.networks ?? [inputs.network],
-    nameservers: inputs.nameservers ?? inputs.network.nameservers,
-    searchDomains: inputs.searchDomains ?? inputs.network.searchDomains,
+    nics: inputs.networks ?? (inputs.network === undefined ? [] : [inputs.network]),
+    nameservers: inputs.nameservers ?? inputs.network?.nameservers,
+    searchDomains: inputs.searchDomains ?? inputs.network?.searchDomains,
   };
 }
 

@@ -44,13 +44,15 @@ export const PLACEMENT_FIELDS = {
     example: { valid: "pve2", invalid: "pve 1" },
   }),
   template: field({
-    doc: "The template to clone, by VMID or by name. Changing it replaces the VM.",
+    doc:
+      "The template to clone, by VMID or by name. Changing it replaces the VM. Required, except " +
+      "with `adopt: { vmid }`; an adopted VM needs it only for a change that replaces the VM.",
     docType: "number | string",
     schema: z.union([vmid, dnsName]),
-    required: true,
     mayBeUnknown: true,
     change: "replace",
-    stored: z.union([z.string(), z.number()]),
+    // An adopted VM may have none.
+    stored: z.union([z.string(), z.number()]).optional(),
     readBack: { from: "mark" },
     example: { valid: 9001, invalid: 99 },
   }),

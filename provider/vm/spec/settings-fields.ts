@@ -3,6 +3,9 @@ import { z } from "zod";
 import { field } from "./field";
 import { vmid } from "./placement-fields";
 
+/** `true`, or the VMID of an existing VM to take over (provider/vm/steps/adopt-vm.ts). */
+const adoptSchema = z.union([z.boolean(), z.strictObject({ vmid })]);
+
 const timeoutsSchema = z.strictObject({
   /** Budget for the clone task, including waiting on a clone already in progress. */
   cloneMs: z
@@ -79,15 +82,19 @@ export const SETTINGS_FIELDS = {
     example: { valid: "accept", invalid: "ignore" },
   }),
   adopt: field({
-    doc: "Take over a complete VM that carries this resource's identity but is unknown to the stack.",
-    docType: "boolean",
-    schema: z.boolean(),
+    doc:
+      "`{ vmid }` takes over an existing VM this stack did not make (no clone): only the inputs " +
+      "the program sets are written, and its description keeps its text. `true` takes over a " +
+      "complete VM that carries this resource's identity but is unknown to the stack.",
+    docType: "boolean | { vmid: number }",
+    schema: adoptSchema,
     default: false,
     mayBeUnknown: false,
     change: "setting",
-    stored: z.boolean(),
+    // States written before `{ vmid }` existed hold a boolean.
+    stored: adoptSchema,
     readBack: { from: "input" },
-    example: { valid: true, invalid: "true" },
+    example: { valid: { vmid: 4321 }, invalid: { vmid: 42 } },
   }),
   timeouts: field({
     doc: "Budgets in milliseconds: the clone task, the guest agent's address, any other task.",

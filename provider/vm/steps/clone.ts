@@ -21,9 +21,11 @@ import {
   hasCode,
   aboutVm,
   isTransient,
+  vmLabel,
   type ProxmoxError,
 } from "../../pve/errors";
 import { readMark } from "../identity";
+import { LOCK_POLL, pollUntil } from "../../pve/poll";
 
 export interface TemplateRef {
   readonly node: string;
@@ -47,7 +49,6 @@ export interface CloneNewRequest {
 
 /** Clone POSTs sent to one VMID when their answers are lost, the first included. */
 const DISPATCH_ATTEMPTS = 3;
-const INSPECT_POLL_MS = 1_000;
 
 type Dispatched =
   | { readonly kind: "dispatched"; readonly vmid: number; readonly upid: string }
@@ -220,38 +221,47 @@ async function inspectTarget(
   vmid: number,
   identity: string | undefined,
 ): Promise<string | undefined> {
-  const deadline = ctx.now() + request.cloneBudgetMs;
   let vanished = 0;
-  for (;;) {
-    const row = (await ctx.listVms({ fresh: true })).find((vm) => vm.vmid === vmid);
-    if (row === undefined) return undefined;
-    let lock: string | undefined;
-    try {
-      const config = await ctx.api.vmConfig(row.node, vmid);
-      lock = config.lock;
-      if (lock !== "clone") {
+  let seen: { node: string; lock?: string | undefined } | undefined;
+  const found = await pollUntil<{ node: string | undefined }>({
+    clock: ctx,
+    budgetMs: request.cloneBudgetMs,
+    firstIntervalMs: LOCK_POLL.intervalMs,
+    nextIntervalMs: () => LOCK_POLL.intervalMs,
+    attempt: async () => {
+      const row = (await ctx.listVms({ fresh: true })).find((vm) => vm.vmid === vmid);
+      if (row === undefined) return { node: undefined };
+      seen = { node: row.node };
+      try {
+        const config = await ctx.api.vmConfig(row.node, vmid);
+        seen = { node: row.node, lock: config.lock };
+        if (config.lock === "clone") return undefined;
         const mark = readMark(config.description);
-        return identity !== undefined && mark?.id === identity ? row.node : undefined;
+        return { node: identity !== undefined && mark?.id === identity ? row.node : undefined };
+      } catch (error) {
+        // Listed but gone: a failed clone removed it, or it moved to its target node.
+        if (!hasCode(error, "NOT_FOUND")) throw error;
+        return ++vanished >= 3 ? { node: undefined } : undefined;
       }
-    } catch (error) {
-      // Listed but gone: a failed clone removed it, or it moved to its target node.
-      if (!hasCode(error, "NOT_FOUND")) throw error;
-      if (++vanished >= 3) return undefined;
-    }
-    if (ctx.now() >= deadline) {
-      throw new TransientError(
+    },
+    timedOut: () =>
+      new TransientError(
         "LOCKED",
-        `VM ${vmid} on node ${row.node} is still being cloned after ` +
+        `${vmLabel({ vmid, node: seen?.node ?? request.node })} is still being cloned after ` +
           `${Math.round(request.cloneBudgetMs / 1000)} s; it may be this resource's own clone. ` +
           "Run the update again once the clone task ends.",
-        { node: row.node, vmid, lock: "clone" },
+        { node: seen?.node ?? request.node, vmid, lock: "clone" },
+      ),
+    progressEveryMs: LOCK_POLL.progressEveryMs,
+    progress: (waited) => {
+      if (seen?.lock !== "clone") return;
+      ctx.progress(
+        `VM ${vmid} on ${seen.node}: waiting for a clone in progress to finish ` +
+          `(${Math.round(waited / 1000)} s)`,
       );
-    }
-    if (lock === "clone") {
-      ctx.progress(`VM ${vmid} on ${row.node}: waiting for a clone in progress to finish`);
-    }
-    await ctx.sleep(INSPECT_POLL_MS);
-  }
+    },
+  });
+  return found.node;
 }
 
 /** The error, named after the target VM and node rather than the template the UPID names. */

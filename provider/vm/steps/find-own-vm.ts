@@ -15,9 +15,9 @@
  */
 import type { ClusterVm, VmConfig } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
-import { TransientError, hasCode } from "../../pve/errors";
+import { TransientError, hasCode, vmLabel } from "../../pve/errors";
 import { readMark, type Mark } from "../identity";
-import { pollUntil } from "../../pve/poll";
+import { LOCK_POLL, pollUntil } from "../../pve/poll";
 import type { VmLocation } from "./vm-location";
 
 export interface OwnVm {
@@ -32,9 +32,6 @@ export interface FindOwnVmRequest {
   readonly probe: readonly number[];
   readonly cloneBudgetMs: number;
 }
-
-const LOCK_POLL_MS = 1_000;
-const PROGRESS_EVERY_MS = 10_000;
 
 export async function findOwnVm(
   ctx: OperationContext,
@@ -95,8 +92,8 @@ async function settledConfig(
   const settled = await pollUntil<{ config: VmConfig | undefined }>({
     clock: ctx,
     budgetMs,
-    firstIntervalMs: LOCK_POLL_MS,
-    nextIntervalMs: () => LOCK_POLL_MS,
+    firstIntervalMs: LOCK_POLL.intervalMs,
+    nextIntervalMs: () => LOCK_POLL.intervalMs,
     attempt: async () => {
       try {
         const config = await ctx.api.vmConfig(vm.node, vm.vmid);
@@ -109,12 +106,12 @@ async function settledConfig(
     timedOut: () =>
       new TransientError(
         "LOCKED",
-        `VM ${vm.vmid} on node ${vm.node} is still being cloned after ${Math.round(budgetMs / 1000)} s; ` +
+        `${vmLabel(vm)} is still being cloned after ${Math.round(budgetMs / 1000)} s; ` +
           "it may be this resource's own interrupted clone. Run the update again once the clone task ends.",
         { node: vm.node, vmid: vm.vmid, lock: "clone" },
       ),
     // A line per poll would flood the output: one at the start, then one every 10 s.
-    progressEveryMs: PROGRESS_EVERY_MS,
+    progressEveryMs: LOCK_POLL.progressEveryMs,
     progress: (waited) =>
       ctx.progress(
         `VM ${vm.vmid} on ${vm.node}: waiting for a clone in progress to finish ` +

@@ -1,7 +1,7 @@
 /** The last wait of `converge`: the guest agent reporting an address on the VM's first NIC. */
 import type { GuestInterface } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
-import { TransientError, hasCode } from "../../pve/errors";
+import { TransientError, hasCode, vmLabel } from "../../pve/errors";
 import { pollUntil, proportional } from "../../pve/poll";
 import { ownAddresses } from "../state/guest-addresses";
 import type { VmLocation } from "./vm-location";
@@ -12,11 +12,14 @@ import type { VmLocation } from "./vm-location";
  * per poll, as it did, saw a boot of a few seconds up to 50 % late (25 % on average): at 50 VMs
  * that was the largest wait no PVE task accounted for. Once a guest of the same template has
  * answered in this process, the wait first stays quiet for 90 % of the shortest boot seen: a
- * deployment of N VMs pays the early polls once, not N times.
+ * deployment of N VMs pays the early polls once, not N times. docs/architecture.md quotes it.
  */
-const AGENT_POLL_FIRST_MS = 250;
-const AGENT_POLL_MAX_MS = 2_000;
-const AGENT_POLL_RATIO = 0.2;
+export const AGENT_POLL = {
+  firstIntervalMs: 250,
+  maxIntervalMs: 2_000,
+  ratio: 0.2,
+  progressEveryMs: 10_000,
+} as const;
 
 /**
  * Polls the guest agent until the VM's first NIC (net0's MAC) has a routable IPv4 address, within
@@ -38,8 +41,12 @@ export async function waitForAddress(
     clock: ctx,
     budgetMs,
     quietMs: ctx.guestBoots.quietMs(options.template),
-    firstIntervalMs: AGENT_POLL_FIRST_MS,
-    nextIntervalMs: proportional(AGENT_POLL_RATIO, AGENT_POLL_FIRST_MS, AGENT_POLL_MAX_MS),
+    firstIntervalMs: AGENT_POLL.firstIntervalMs,
+    nextIntervalMs: proportional(
+      AGENT_POLL.ratio,
+      AGENT_POLL.firstIntervalMs,
+      AGENT_POLL.maxIntervalMs,
+    ),
     attempt: async (elapsedMs) => {
       try {
         const interfaces = await ctx.api.agentInterfaces(vm.node, vm.vmid);
@@ -55,13 +62,13 @@ export async function waitForAddress(
     timedOut: () =>
       new TransientError(
         "TIMEOUT",
-        `VM ${vm.vmid} on node ${vm.node}: the guest agent reported no IPv4 address on the ` +
+        `${vmLabel(vm)}: the guest agent reported no IPv4 address on the ` +
           `VM's NIC (${mac ?? "no net0 MAC"}) within ` +
           `${Math.round(budgetMs / 1000)} s. Check that the template boots with cloud-init and that ` +
           "qemu-guest-agent starts, or set waitForIp: false.",
         vm,
       ),
-    progressEveryMs: 10_000,
+    progressEveryMs: AGENT_POLL.progressEveryMs,
     progress: (waited) =>
       ctx.progress(
         `VM ${vm.vmid} on ${vm.node}: waiting for the guest agent (${Math.round(waited / 1000)} s)`,

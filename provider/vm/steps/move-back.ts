@@ -1,5 +1,6 @@
 /** The first step of `converge`: a VM found on another node than its placement goes back. */
 import type { OperationContext } from "../../pve/context";
+import { vmLabel } from "../../pve/errors";
 import { cdromVolid } from "../state/vm-facts";
 import type { ResolvedInputs } from "./resolved-inputs";
 import type { VmLocation } from "./vm-location";
@@ -28,10 +29,10 @@ export async function moveBackIfMoved(
     const upid = await ctx.api.updateVmConfig(vm.node, vm.vmid, {
       set: { ide2: "none,media=cdrom" },
     });
-    if (upid) await ctx.waitForTask(vm.node, upid, { budgetMs, step: `VM ${vm.vmid}: ejecting` });
+    if (upid) await ctx.waitForTask(vm.node, upid, { budgetMs, step: `${vmLabel(vm)}: ejecting` });
   }
   const online = status.status === "running";
-  const step = `VM ${vm.vmid}: moving back from ${vm.node} to ${desired.node}${online ? " (live)" : ""}`;
+  const step = `${vmLabel(vm)}: moving back from ${vm.node} to ${desired.node}${online ? " (live)" : ""}`;
   ctx.progress(step);
   // A migration copies from this node, as the clone's migration does: one heavy task slot there.
   await ctx.withHeavyTaskSlot(vm.node, step, async () => {

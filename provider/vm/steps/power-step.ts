@@ -23,6 +23,11 @@ export interface PowerFacts {
   readonly seedChanged: boolean;
   /** A VM cloned a moment ago is stopped: its status is not read. */
   readonly justCloned: boolean;
+  /**
+   * A VM taken over by `adopt: { vmid }`: `started` unset leaves its power state, and a change
+   * that waits for a reboot gets one though the VM has no seed of ours.
+   */
+  readonly adopted?: true;
 }
 
 export async function ensurePower(run: ConvergeRun, facts: PowerFacts): Promise<void> {
@@ -35,7 +40,8 @@ export async function ensurePower(run: ConvergeRun, facts: PowerFacts): Promise<
         ...restartingDisks(facts.known.config, facts.written.set, facts.written.deleted),
       ]
     : [];
-  const needsReboot = waiting.length > 0 && facts.previousSeed !== undefined;
+  const needsReboot =
+    waiting.length > 0 && (facts.previousSeed !== undefined || facts.adopted === true);
   if (desired.started && !running) {
     await powerTask(run, "starting", () => ctx.api.startVm(vm.node, vm.vmid), "running").catch(
       (error: unknown) => {
@@ -45,7 +51,7 @@ export async function ensurePower(run: ConvergeRun, facts: PowerFacts): Promise<
           throw error;
       },
     );
-  } else if (!desired.started && running) {
+  } else if (desired.started === false && running) {
     await powerTask(
       run,
       "shutting down",

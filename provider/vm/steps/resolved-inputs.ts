@@ -2,9 +2,9 @@
  * Inputs as create and update see them: parsed, defaults applied, and known (the engine never
  * calls create or update with unknown values).
  */
-import { identityOf, vmNameFor, type Placement } from "../identity";
 import type { UNKNOWN } from "../../inputs/unknown";
-import type { VmInputs } from "../spec/derive";
+import { identityOf, placementIn, vmNameFor, type Placement } from "../identity";
+import { DEFAULTS, type VmInputs } from "../spec/derive";
 
 /** The parsed inputs with no unknown left: the spec's types, without Pulumi's sentinel. */
 export type ResolvedInputs = {
@@ -18,11 +18,31 @@ export interface Naming {
 }
 
 export function namingOf(inputs: ResolvedInputs): Naming {
-  const placement = placementOf(inputs);
+  const placement = placementIn(inputs);
   const identity = identityOf(inputs.identity, placement);
   const vmName =
     typeof inputs.name === "string" ? inputs.name : vmNameFor(inputs.identity, identity);
   return { placement, identity, vmName };
+}
+
+/**
+ * The inputs with every spec default the program left out: what a VM this stack clones gets.
+ * An adoption's inputs lack the defaults of what PVE sees (check-adopt.ts); a VM cloned for
+ * such a resource (a replacement) is converged like any clone.
+ */
+export function withDefaults(inputs: ResolvedInputs): ResolvedInputs {
+  const filled: Record<string, unknown> = { ...inputs };
+  for (const [name, value] of Object.entries(DEFAULTS)) filled[name] ??= value;
+  return filled as ResolvedInputs;
+}
+
+/**
+ * The naming of a VM taken over by `adopt: { vmid }`: the identity of its placement, as for a
+ * clone, and the name the VM already has (an adoption never renames it).
+ */
+export function adoptionNaming(inputs: ResolvedInputs, vmName: string | undefined): Naming {
+  const placement = placementIn(inputs);
+  return { placement, identity: identityOf(inputs.identity, placement), vmName: vmName ?? "" };
 }
 
 /** The naming a VM was created with, as its state recorded it (never recomputed later). */
@@ -31,18 +51,8 @@ export function namingFromState(
   inputs: ResolvedInputs,
 ): Naming {
   return {
-    placement: placementOf(inputs),
+    placement: placementIn(inputs),
     identity: state.identityHash,
     vmName: state.vmName,
-  };
-}
-
-function placementOf(inputs: ResolvedInputs): Placement {
-  return {
-    node: inputs.node,
-    template: inputs.template,
-    storage: inputs.storage,
-    isoStorage: inputs.isoStorage,
-    clone: inputs.clone,
   };
 }

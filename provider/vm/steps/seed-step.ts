@@ -5,7 +5,7 @@
  * a node that is down or lacks the storage is skipped.
  */
 import type { OperationContext } from "../../pve/context";
-import { PermanentError, aboutVm, isPermanent, isTransient } from "../../pve/errors";
+import { PermanentError, aboutVm, isPermanent, isTransient, vmLabel } from "../../pve/errors";
 import type { VmConfig } from "../../pve/api/proxmox-api";
 import type { Seen } from "../spec/field";
 import { nicKey, type VmNics } from "../spec/network";
@@ -163,12 +163,12 @@ export async function deleteSeedsEverywhere(
       const volumes = await ctx.api.storageContent(node, owner.isoStorage, "iso");
       for (const volume of volumes) {
         if (volume.volid === keep || !isSeedOf(volume.volid, owner.identity)) continue;
-        ctx.progress(`VM ${owner.vmid}: deleting seed ${volume.volid} on ${node}`);
+        ctx.progress(`${vmLabel({ vmid: owner.vmid, node })}: deleting seed ${volume.volid}`);
         const upid = await ctx.api.deleteVolume(node, owner.isoStorage, volume.volid);
         if (upid) {
           await ctx.waitForTask(node, upid, {
             budgetMs,
-            step: `VM ${owner.vmid}: deleting seed ${volume.volid} on ${node}`,
+            step: `${vmLabel({ vmid: owner.vmid, node })}: deleting seed ${volume.volid}`,
           });
         }
       }

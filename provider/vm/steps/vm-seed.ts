@@ -4,6 +4,7 @@
  * by its MAC, and the file name carries the VM's identity so a sweep can tell whose seed it is.
  */
 import type { IsoUpload } from "../../pve/api/proxmox-api";
+import { seedOwnerOf } from "../identity";
 import { buildSeed } from "../seed/build-seed";
 import { validateCloudInit } from "../seed/seed-inputs";
 import { parseSeedName } from "../seed/seed-name";
@@ -33,14 +34,12 @@ export function buildVmSeed(request: VmSeedRequest): VmSeed {
   const seed = buildSeed(validated.value, {
     instanceId: request.identity,
     hostname: request.vmName,
-    owner: seedOwner(request.identity),
+    owner: seedOwnerOf(request.identity),
   });
   return { filename: seed.filename, bytes: seed.bytes, zeroTail: seed.zeroTail };
 }
 
 /** Whether a volume is a seed ISO of the VM with this identity. */
 export function isSeedOf(volid: string, identity: string): boolean {
-  return parseSeedName(volid)?.owner === seedOwner(identity);
+  return parseSeedName(volid)?.owner === seedOwnerOf(identity);
 }
-
-const seedOwner = (identity: string) => identity.slice(0, 12);

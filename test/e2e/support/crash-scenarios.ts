@@ -11,6 +11,7 @@ import { guestVms } from "./proxmox-stack";
 
 export const OPERATIONS = [
   "create",
+  "create-linked",
   "update",
   "replace",
   "move-back",
@@ -19,6 +20,7 @@ export const OPERATIONS = [
   "template-delete",
   "cross-node-create",
   "disk-update",
+  "adopt",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -31,12 +33,15 @@ interface VmShape {
   readonly cores: number;
   readonly packages: string;
   readonly disks?: readonly Record<string, unknown>[];
+  /** A linked clone (`clone: { full: false }`): its mode is part of the identity recovery finds. */
+  readonly linked?: boolean;
 }
 
 const BASE: VmShape = { template: 9000, cores: 1, packages: "htop" };
 
 function vmProgram(shape: VmShape): string {
   const disks = shape.disks === undefined ? "" : `\n  disks: ${JSON.stringify(shape.disks)},`;
+  const clone = shape.linked ? "\n  clone: { full: false }," : "";
   return `
 const { ProxmoxVm } = require("pulumi-proxmox");
 const vm = new ProxmoxVm("crash", {
@@ -44,7 +49,7 @@ const vm = new ProxmoxVm("crash", {
   template: ${shape.template},
   cores: ${shape.cores},
   memory: 512,
-  cloudInit: { packages: [${JSON.stringify(shape.packages)}] },${disks}
+  cloudInit: { packages: [${JSON.stringify(shape.packages)}] },${disks}${clone}
 });
 exports.vmid = vm.vmid;
 `;
@@ -81,6 +86,34 @@ const localTemplate = {
   },
 };
 
+/** A VM an admin made outside Pulumi, with two disks, two NICs and text of its own. */
+export const LEGACY_VM = 4321;
+const WITH_LEGACY_VM: SimulatorOptions = {
+  templates: [
+    ...DEFAULT_TEMPLATES,
+    {
+      vmid: LEGACY_VM,
+      node: "pve1",
+      config: {
+        name: "legacy-web",
+        cores: 2,
+        memory: "1024",
+        scsi0: `local-lvm:vm-${LEGACY_VM}-disk-0,size=4G`,
+        scsi1: `local-lvm:vm-${LEGACY_VM}-disk-1,size=2G`,
+        net0: "virtio=BC:24:11:43:21:00,bridge=vmbr0",
+        net1: "e1000=BC:24:11:43:21:01,bridge=vmbr0",
+        description: "Legacy web server",
+      },
+    },
+  ],
+};
+
+const adoptProgram = () => `
+const { ProxmoxVm } = require("pulumi-proxmox");
+const vm = new ProxmoxVm("crash", { node: "pve1", adopt: { vmid: ${LEGACY_VM} }, cores: 4 });
+exports.vmid = vm.vmid;
+`;
+
 export interface Scenario {
   /** The program the stack starts with; `up` runs it when `setup` is set. */
   readonly base: (imagesUrl: string) => string;
@@ -116,7 +149,23 @@ export const DISKS = {
 };
 
 export const SCENARIOS: Record<Operation, Scenario> = {
+  // The adopted VM is the one VM left; the judge's destroy deletes it like any other.
+  adopt: {
+    base: adoptProgram,
+    target: adoptProgram,
+    setup: false,
+    command: ["up"],
+    expected: ONE_VM,
+    simOptions: WITH_LEGACY_VM,
+  },
   create: { base: vm(BASE), target: vm(BASE), setup: false, command: ["up"], expected: ONE_VM },
+  "create-linked": {
+    base: vm({ ...BASE, linked: true }),
+    target: vm({ ...BASE, linked: true }),
+    setup: false,
+    command: ["up"],
+    expected: ONE_VM,
+  },
   update: {
     base: vm(BASE),
     target: vm({ ...BASE, cores: 2, packages: "curl" }),

@@ -12,7 +12,7 @@ describe("retry", () => {
     });
 
     it("spreads two retries of the same attempt over the upper half of the delay", () => {
-      const options = { initialDelayMs: 1_000 };
+      const options = { initialDelayMs: 1_000, maxDelayMs: 8_000 };
       expect(backoffDelay(1, { ...options, random: () => 0.2 })).toBe(600);
       expect(backoffDelay(1, { ...options, random: () => 0.8 })).toBe(900);
     });

@@ -221,6 +221,20 @@ describe("CloudImageTemplate operations", () => {
     expect(images.requests).toHaveLength(1);
   });
 
+  it("gives up on a create another run left locked past the task budget with a transient TIMEOUT", async () => {
+    await start({ taskDurationsMs: { qmcreate: 30_000 } });
+    const first = createTemplate(ctx, inputs());
+    while (![...sim.model.vms.values()].some((vm) => vm.config["lock"] === "create")) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const second = await failure(createTemplate(ctx, inputs({ timeouts: { taskMs: 2_000 } })));
+    void first.catch(() => undefined);
+    // The task may still end, so the next run may still carry on: never permanent.
+    expect(second).toMatchObject({ code: "TIMEOUT", transient: true });
+    expect(second.message).toMatch(/^VM \d+ on pve1 is still locked by a create after 2 s/);
+    expect(lines).toContainEqual(expect.stringMatching(/waiting for a create in progress/));
+  });
+
   it("fails a wrong checksum at the download, leaving no VM and no image", async () => {
     await start();
     const error = await failure(createTemplate(ctx, inputs({ checksum: "0".repeat(64) })));

@@ -7,8 +7,7 @@ import {
   writeProgram,
   type EngineEnv,
 } from "../../e2e/support/engine";
-
-const ENGINE_CHECK_TYPE = "pulumi-nodejs:dynamic/proxmox:EngineCheck";
+import { ENGINE_CHECK_TYPE } from "../../../provider/glue/resource-types";
 
 const program = `
 const { EngineCheck } = require("pulumi-proxmox/testing");

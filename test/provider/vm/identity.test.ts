@@ -6,9 +6,9 @@ import {
   markMatches,
   probeOrder,
   readMark,
-  userDescription,
   vmNameFor,
 } from "../../../provider/vm/identity";
+import { userDescription } from "../../../provider/vm/description";
 
 const owner = { project: "infra", stack: "prod", name: "web-1" };
 const placement = { node: "pve1", template: 9000, isoStorage: "local" };

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
-
-const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
+import { VM_TYPE } from "../../../provider/entry";
 
 const twoVms = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -57,10 +56,18 @@ describe("ProxmoxVm through the real engine against the simulator", () => {
     expect(serialized.length).toBeLessThan(2048);
   });
 
-  it("passes the drift check on the untouched stack, three times in a row", async () => {
-    for (let i = 0; i < 3; i++) {
-      const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
+  it("passes the drift check on the untouched stack, three times in a row, showing no diff", async () => {
+    // With the program run (as `pulumi-proxmox drift` runs it), the engine compares the inputs
+    // read returns with the stored ones and prints `refreshing [diff: -agent,…]` for any left out.
+    for (const args of [[], ["--run-program"], ["--run-program"]]) {
+      const drift = await pulumi(
+        ["preview", "--refresh", "--expect-no-changes", ...args],
+        dir,
+        engine.env,
+      );
       expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+      expect(drift.stdout).not.toContain("[diff:");
+      expect(drift.stdout).not.toMatch(/refreshing \[/);
     }
   });
 

@@ -9,10 +9,10 @@ import { startSimulator, type Simulator } from "../../../simulator";
 import { firstError } from "../../e2e/support/crash-harness";
 import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { VM_TYPE } from "../../../provider/entry";
 
 export const VMID_RANGE = { min: 20000, max: 20007 } as const;
 const VMS_PER_STACK = 3;
-const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
 /** The same logical names in both stacks: only the identity (project + stack) tells them apart. */
 const program = `

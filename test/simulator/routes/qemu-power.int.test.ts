@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClient, startWithClonedVm, type TestClient } from "../support/client.js";
+import {
+  data,
+  startWithClient,
+  startWithClonedVm,
+  type TestClient,
+  until,
+} from "../support/client.js";
 
 let sim: Simulator;
 let api: TestClient;
@@ -62,11 +68,13 @@ describe("routes/qemu-power", () => {
     const notRunning = await api.call("POST", "/nodes/pve1/qemu/9000/status/reboot");
     expect(notRunning.statusText).toBe("VM 9000 not running");
     expect((await post("/100/status/reboot"))["exitstatus"]).toBe("OK");
-    await new Promise((r) => setTimeout(r, 100));
-    const starts = [...sim.model.tasks.values()].filter(
-      (t) => t.type === "qmstart" && t.id === "100",
+    const starts = () =>
+      [...sim.model.tasks.values()].filter((t) => t.type === "qmstart" && t.id === "100");
+    await until(
+      () => starts().length === 2 && starts().every((t) => t.status === "stopped"),
+      "the start after the reboot",
     );
-    expect(starts.map((t) => t.user)).toEqual(["root@pam!ci", "root@pam"]);
+    expect(starts().map((t) => t.user)).toEqual(["root@pam!ci", "root@pam"]);
     expect(sim.model.vms.get(100)?.status).toBe("running");
   });
 

@@ -1,8 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { NodeTaskPoller } from "../../../../provider/pve/tasks/node-task-poller.js";
 import type { NodeTaskQuery } from "../../../../provider/pve/api/proxmox-api.js";
-import { nextPollInterval, waitForTask } from "../../../../provider/pve/tasks/task-wait.js";
 import { PermanentError, TransientError } from "../../../../provider/pve/errors.js";
+import {
+  nextPollInterval,
+  TASK_POLL,
+  waitForTask,
+} from "../../../../provider/pve/tasks/task-wait.js";
 import { taskApi } from "./task-fake.js";
 
 const UPID = "UPID:pve1:0021B19E:02328820:67CC7B42:qmclone:100:root@pam!ci:";
@@ -28,21 +32,22 @@ describe("tasks", () => {
 
   describe("nextPollInterval", () => {
     it("starts at the initial interval and grows with elapsed time up to the cap", () => {
-      expect(nextPollInterval(50, 0)).toBe(50);
-      expect(nextPollInterval(50, 1_000)).toBe(75);
-      expect(nextPollInterval(1_000, 2_000)).toBe(160);
-      expect(nextPollInterval(4_000, 600_000)).toBe(5_000);
+      const { initialIntervalMs: first, maxIntervalMs: cap, ratio } = TASK_POLL;
+      expect(nextPollInterval(first, 0)).toBe(first);
+      expect(nextPollInterval(first, 10_000)).toBe(first * 1.5);
+      expect(nextPollInterval(1_000, 2_000)).toBe(2_000 * ratio);
+      expect(nextPollInterval(cap, 600_000)).toBe(cap);
     });
   });
 
   describe("waitForTask", () => {
     it.each([500, 2_000, 10_000])(
-      "sees a %i ms task done within 10%% of its duration",
+      "sees a %i ms task done within the ratio of its duration",
       async (ms) => {
         const api = taskApi({ doneAt: ms, exitstatus: "OK" }, Date.now);
         const { value, at } = await settle(waitForTask(api, "pve1", UPID, { budgetMs: 60_000 }));
         expect(value).toMatchObject({ upid: UPID, exitstatus: "OK", warnings: [] });
-        expect(at - ms).toBeLessThanOrEqual(ms * 0.1);
+        expect(at - ms).toBeLessThanOrEqual(ms * TASK_POLL.ratio);
         expect(api.logCalls).toBe(0);
       },
     );

@@ -154,3 +154,48 @@ describe("diffVm", () => {
     ).toBe(false);
   });
 });
+
+describe("diffVm of an adopted VM", () => {
+  const adoptedOlds = {
+    __provider: "require(...)",
+    node: "pve1",
+    isoStorage: "local",
+    adopt: { vmid: 4321 },
+    cores: 2,
+    vmid: 4321,
+    currentNode: "pve1",
+  };
+  const adoptedNews = { __provider: "require(...)", node: "pve1", adopt: { vmid: 4321 }, cores: 2 };
+
+  it("sees nothing to change when the program matches the VM", () => {
+    expect(diffVm(adoptedOlds, adoptedNews)).toMatchObject({ changes: false, replaces: [] });
+  });
+
+  it("updates only what the program changed", () => {
+    expect(diffVm(adoptedOlds, { ...adoptedNews, cores: 4 })).toMatchObject({
+      changes: true,
+      replaces: [],
+      changed: ["cores"],
+    });
+  });
+
+  it("records a template named later without replacing the VM", () => {
+    expect(diffVm(adoptedOlds, { ...adoptedNews, template: 9000 })).toMatchObject({
+      changes: false,
+      replaces: [],
+    });
+  });
+
+  it("refuses a replacement while the program names no template, saying what to set", () => {
+    expect(() => diffVm(adoptedOlds, { ...adoptedNews, node: "pve2" })).toThrow(
+      /node: changing it replaces VM 4321, which was adopted without a template.*Set template/,
+    );
+  });
+
+  it("replaces it once the program names the template to clone", () => {
+    expect(diffVm(adoptedOlds, { ...adoptedNews, node: "pve2", template: 9000 })).toMatchObject({
+      changes: true,
+      replaces: ["node"],
+    });
+  });
+});
