@@ -3,7 +3,6 @@
  * flags of doctor and sweep, and the output streams every subcommand writes to.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { parseConnectionConfig, type ConnectionConfig } from "../provider/pve/config";
 import { UsageError } from "./report";
 
 /** Where a subcommand writes: stdout for results and progress, stderr for problems. */
@@ -50,33 +49,19 @@ export const CONNECTION_FLAGS = {
   insecure: { type: "boolean" },
 } as const satisfies Options;
 
-/** Flags first, then the PROXMOX_VE_* environment (provider/pve/config.ts). */
-export function connectionFrom(
-  values: { endpoint?: string; "api-token-file"?: string; "ca-cert"?: string; insecure?: boolean },
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): ConnectionConfig {
-  return parseConnectionConfig(
-    {
-      endpoint: values.endpoint,
-      apiTokenFile: values["api-token-file"],
-      caCert: values["ca-cert"],
-      insecure: values.insecure === true ? "true" : undefined,
-    },
-    { env },
-  );
-}
-
 export function required(value: string | undefined, flag: string): string {
   if (value === undefined || value.trim() === "") throw new UsageError(`--${flag} is required`);
   return value;
 }
 
-export const CONNECTION_HELP = `Connection (flags, else the environment):
-  --endpoint URL          PROXMOX_VE_ENDPOINT, e.g. https://pve1:8006
-  --api-token-file FILE   PROXMOX_VE_API_TOKEN_FILE; or PROXMOX_VE_API_TOKEN=user@realm!name=secret;
-                          or a password login: PROXMOX_VE_USERNAME=user@realm, PROXMOX_VE_PASSWORD
-  --ca-cert PEM|FILE      PROXMOX_VE_CA_CERT
-  --insecure              PROXMOX_VE_INSECURE=true (skip TLS verification)`;
+export const CONNECTION_HELP = `Connection: each flag, else the --stack's proxmox:* config, else the environment:
+  --endpoint URL          proxmox:endpoint, PROXMOX_VE_ENDPOINT (e.g. https://pve1:8006)
+  --api-token-file FILE   proxmox:apiToken or proxmox:apiTokenFile, PROXMOX_VE_API_TOKEN_FILE
+                          or PROXMOX_VE_API_TOKEN=user@realm!name=secret;
+                          or a password login: proxmox:username and proxmox:password,
+                          PROXMOX_VE_USERNAME=user@realm and PROXMOX_VE_PASSWORD
+  --ca-cert PEM|FILE      proxmox:caCert, PROXMOX_VE_CA_CERT
+  --insecure              proxmox:insecure, PROXMOX_VE_INSECURE=true (skip TLS verification)`;
 
 export const STACK_HELP = `Stack:
   --stack NAME            the stack (dev, org/project/dev); required

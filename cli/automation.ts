@@ -3,6 +3,7 @@
  * the module is loaded from the user's project (the program directory) so that the CLI drives the
  * same SDK copy the program uses, and only falls back to the copy next to this package.
  */
+import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type * as Automation from "@pulumi/pulumi/automation";
@@ -50,6 +51,7 @@ function loadAutomation(cwd: string): AutomationModule {
 /** Selects an existing stack; never creates one (a typo must not start an empty stack). */
 export async function selectStack(selection: StackSelection): Promise<PulumiStack> {
   const cwd = path.resolve(selection.cwd ?? process.cwd());
+  if (selection.program === undefined) checkProgramDir(cwd, selection.cwd);
   const automation = selection.automation ?? loadAutomation(cwd);
   const envVars: Record<string, string> = {
     ...selection.env,
@@ -68,10 +70,38 @@ export async function selectStack(selection: StackSelection): Promise<PulumiStac
       { envVars, ...(selection.cwd === undefined ? {} : { workDir: cwd }) },
     );
   }
-  return automation.LocalWorkspace.selectStack(
-    { stackName: selection.stack, workDir: cwd },
-    {
-      envVars,
-    },
-  );
+  try {
+    return await automation.LocalWorkspace.selectStack(
+      { stackName: selection.stack, workDir: cwd },
+      { envVars },
+    );
+  } catch (error) {
+    if (!/no stack named/.test(String((error as Error).message))) throw error;
+    const workspace = await automation.LocalWorkspace.create({ workDir: cwd, envVars });
+    const names = (await workspace.listStacks()).map((stack) => stack.name);
+    throw new UsageError(
+      `no stack named '${selection.stack}' found for the program in ${cwd}` +
+        (names.length === 0 ? " (it has no stack yet)" : `; its stacks: ${names.join(", ")}`) +
+        `. Check --stack; pulumi-proxmox never creates a stack (\`pulumi stack init ${selection.stack}\` does).`,
+    );
+  }
+}
+
+const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
+
+/**
+ * The program directory must exist and hold the project file: otherwise the engine fails with
+ * a spawn error (`code: -2`) or a search upwards that names neither flag.
+ */
+function checkProgramDir(cwd: string, given: string | undefined): void {
+  const flag = given === undefined ? "the current directory" : `--cwd ${given}:`;
+  const hint =
+    "--cwd takes the program's directory (the one holding Pulumi.yaml), --stack the stack's name";
+  if (!fs.existsSync(cwd)) throw new UsageError(`${flag} ${cwd} does not exist. ${hint}`);
+  if (!fs.statSync(cwd).isDirectory()) {
+    throw new UsageError(`${flag} ${cwd} is not a directory. ${hint}`);
+  }
+  if (!PROJECT_FILES.some((file) => fs.existsSync(path.join(cwd, file)))) {
+    throw new UsageError(`${flag} ${cwd} holds no Pulumi.yaml. ${hint}`);
+  }
 }

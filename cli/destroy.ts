@@ -7,8 +7,9 @@
  * and their pending creates are dropped.
  */
 import { CURRENT_CONFIG, runEngineCommand, type EngineCommandOptions } from "./engine-command";
+import { stackConnection } from "./connection";
 import { pendingCreatesByCluster } from "./pending-clusters";
-import { clearPendingVmCreates, readPendingCreates, stackConnection } from "./pending-creates";
+import { clearPendingVmCreates, readPendingCreates } from "./pending-creates";
 import type { CommandReport } from "./report";
 import { sweep } from "./sweep";
 

@@ -3,7 +3,7 @@
  * (as pve-access-control and qemu-server check them), and how to read a token's effective privileges on a path from
  * `GET /access/permissions`. Pure.
  */
-import type { Permissions } from "../provider/pve/api/proxmox-api";
+import type { Permissions } from "../provider/entry";
 
 /** One privilege (or a `|`-joined any-of list) on one ACL path, and what needs it. */
 export interface Requirement {
@@ -191,15 +191,18 @@ export function satisfied(permissions: Permissions, requirement: Requirement): b
 }
 
 /**
- * The `pveum` lines that create the minimal role and grant it where it is needed: the role holds
- * every privilege (the first of an any-of list), granted on the fewest paths that cover them.
+ * The `pveum` lines that create the minimal role and grant it where something is missing: the
+ * role holds every privilege `needs` lists (the first of an any-of list), and is granted on the
+ * fewest paths that cover the `missing` ones. Nothing missing, no lines.
  */
 export function roleCommands(
   needs: readonly Requirement[],
   login: { readonly tokenId: string } | { readonly username: string },
+  missing: readonly Requirement[] = needs,
 ): string[] {
+  if (missing.length === 0) return [];
   const privileges = [...new Set(needs.map((need) => need.privilege.split("|")[0] ?? ""))].sort();
-  const paths = [...new Set(needs.map((need) => need.path))].sort();
+  const paths = [...new Set(missing.map((need) => need.path))].sort();
   const minimal = paths.filter(
     (path) => !paths.some((other) => other !== path && path.startsWith(`${other}/`)),
   );

@@ -2,11 +2,16 @@
  * doctor's Proxmox-side probes other than privileges: the template, the storages on each node,
  * the nodes, and the clock. Each returns checks; none throws for a PVE answer.
  */
+import {
+  hasCode,
+  vmLabel,
+  type ConnectionConfig,
+  type NodeStorage,
+  type ProxmoxApi,
+  type VmConfig,
+} from "../provider/entry";
 import * as http from "node:http";
 import * as https from "node:https";
-import type { NodeStorage, ProxmoxApi, VmConfig } from "../provider/pve/api/proxmox-api";
-import type { ConnectionConfig } from "../provider/pve/config";
-import { hasCode } from "../provider/pve/errors";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 
@@ -57,7 +62,7 @@ export async function probeTemplate(
   }
   if (config.template !== true) {
     return fail(
-      `VM ${found.vmid} on ${found.node} is not a template (convert it with \`qm template ${found.vmid}\`)`,
+      `${vmLabel(found)} is not a template (convert it with \`qm template ${found.vmid}\`)`,
     );
   }
   const disks = Object.entries(config).filter(
@@ -73,7 +78,7 @@ export async function probeTemplate(
     area: "template",
     name,
     status: "ok",
-    detail: `VM ${found.vmid}${config.name ? ` ${config.name}` : ""} on ${found.node} is a template`,
+    detail: `${vmLabel(found)}${config.name ? ` (${config.name})` : ""} is a template`,
   });
   return { vmid: found.vmid, node: found.node, diskStorages, bridges: [...new Set(bridges)] };
 }

@@ -4,13 +4,17 @@
  * storages on each target node, the nodes, and the clock; prints a table and the minimal role.
  * Read-only: it creates nothing on the cluster.
  */
-import { HttpProxmoxApi } from "../provider/pve/api/http-api";
-import type { Permissions, ProxmoxApi } from "../provider/pve/api/proxmox-api";
-import { loginName, type ConnectionConfig } from "../provider/pve/config";
-import { hasCode } from "../provider/pve/errors";
-import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
-import { IMPORT_MIN_RELEASE, importsDiskImages } from "../provider/template/preflight";
-import { TEMPLATE_STORAGE_DEFAULTS } from "../provider/template/template-inputs";
+import {
+  connect,
+  IMPORT_MIN_RELEASE,
+  TEMPLATE_STORAGE_DEFAULTS,
+  hasCode,
+  importsDiskImages,
+  loginName,
+  type ConnectionConfig,
+  type Permissions,
+  type ProxmoxApi,
+} from "../provider/entry";
 import { requirements, roleCommands, satisfied, type Requirement } from "./doctor-privileges";
 import {
   checkClock,
@@ -19,7 +23,7 @@ import {
   probeTemplate,
   type DoctorCheck,
 } from "./doctor-probes";
-import { UsageError, writeReport, type ExitCode } from "./report";
+import type { ExitCode } from "./report";
 
 export type { DoctorCheck } from "./doctor-probes";
 
@@ -55,8 +59,10 @@ export interface DoctorReport {
   /** `8.4.1`, when the token was accepted. */
   readonly pveVersion?: string | undefined;
   readonly checks: readonly DoctorCheck[];
-  /** The `pveum` lines that create the minimal role and grant it. */
+  /** The `pveum` lines that create the minimal role and grant it on every path it needs. */
   readonly role: readonly string[];
+  /** The lines of {@link role} for what is missing (all of them when permissions are unreadable): what the table prints. */
+  readonly toGrant: readonly string[];
   /** 0 when no check failed (warnings allowed), else 1. */
   readonly exitCode: ExitCode;
 }
@@ -65,14 +71,28 @@ export interface DoctorReport {
 export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   const { connection } = options;
   const { login } = connection;
-  const api = options.api ?? new HttpProxmoxApi({ connection, timeoutMs: 30_000 });
+  const api =
+    options.api ??
+    (
+      await connect(connection, {
+        timeoutMs: 30_000,
+        retry: false,
+        progress: () => undefined,
+        warn: () => undefined,
+      })
+    ).api;
   const checks: DoctorCheck[] = [];
-  const done = (pveVersion?: string, role: string[] = []): DoctorReport => ({
+  const done = (
+    pveVersion?: string,
+    role: string[] = [],
+    toGrant: string[] = [],
+  ): DoctorReport => ({
     endpoint: connection.origin,
     ...(login.kind === "token" ? { tokenId: login.tokenId } : { username: login.username }),
     ...(pveVersion === undefined ? {} : { pveVersion }),
     checks,
     role,
+    toGrant,
     exitCode: checks.some((c) => c.status === "fail") ? 1 : 0,
   });
 
@@ -156,6 +176,8 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     pveMajor,
     cloudImage,
   });
+  // Unreadable permissions: every requirement counts as missing.
+  let missing: readonly Requirement[] = needs;
   let permissions: Permissions | undefined;
   try {
     permissions = await api.permissions();
@@ -168,8 +190,10 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     });
   }
   if (permissions !== undefined) {
+    const have = permissions;
+    missing = needs.filter((need) => !satisfied(have, need));
     for (const need of needs) {
-      const ok = satisfied(permissions, need);
+      const ok = !missing.includes(need);
       checks.push({
         area: "privilege",
         name: `${need.privilege} on ${need.path}`,
@@ -179,7 +203,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     }
   }
   await checkClock(connection, checks);
-  return done(version.version, roleCommands(needs, login));
+  return done(version.version, roleCommands(needs, login), roleCommands(needs, login, missing));
 }
 
 /** How a requirement with a broader alternative says so: ` (or Sys.Audit + Sys.Modify on /)`. */
@@ -202,90 +226,4 @@ function checkImportRelease(version: string, checks: DoctorCheck[]): void {
       ? `PVE ${version} imports qcow2, raw and vmdk images`
       : `PVE ${version} cannot import a disk image over the API: CloudImageTemplate needs PVE ${min} or later`,
   });
-}
-
-/** The table and the closing lines. */
-function formatDoctor(report: DoctorReport): string {
-  const width = Math.max(5, ...report.checks.map((c) => c.name.length));
-  const row = (status: string, name: string, detail: string) =>
-    `${status.padEnd(6)}  ${name.padEnd(width)}  ${detail}`;
-  const lines = [
-    `pulumi-proxmox doctor: ${report.endpoint} as ${report.tokenId ?? report.username ?? "?"}`,
-    "",
-    row("STATUS", "CHECK", "DETAIL"),
-    ...report.checks.map((c) => row(c.status === "fail" ? "FAIL" : c.status, c.name, c.detail)),
-  ];
-  if (report.role.length > 0) {
-    lines.push(
-      "",
-      "The minimal role, and where to grant it (as root on a PVE node):",
-      ...report.role.map((l) => `  ${l}`),
-    );
-  }
-  const failed = report.checks.filter((c) => c.status === "fail").length;
-  const warned = report.checks.filter((c) => c.status === "warn").length;
-  lines.push(
-    "",
-    failed === 0
-      ? `All checks passed${warned ? ` (${warned} warning(s))` : ""}.`
-      : `${failed} check(s) failed.`,
-  );
-  return `${lines.join("\n")}\n`;
-}
-
-const HELP = `Usage: pulumi-proxmox doctor (--template VMID|NAME | --import-storage ID --node NODE) [flags]
-
-Checks the endpoint, the token, every privilege the provider needs, the template, the storages,
-the nodes and the clock. Exit 0 when nothing failed, 1 otherwise.
-
-  --template VMID|NAME    the template VMs are cloned from
-  --import-storage ID     the program makes a CloudImageTemplate downloading into this storage:
-                          also check the release, the import storage and the privileges it needs
-  --node NODE             a node VMs are placed on (repeatable; default: the template's)
-  --storage ID            disk storage for the clones and a CloudImageTemplate's disk (default:
-                          the template's, or ${TEMPLATE_STORAGE_DEFAULTS.storage} for a CloudImageTemplate)
-  --iso-storage ID        storage for the seed ISOs (default: local)
-  --bridge NAME           a bridge the VMs use (repeatable; default: vmbr0)
-  --pool NAME             a resource pool the VMs are put in (repeatable)
-  --report FILE           also write the JSON report there
-
-${CONNECTION_HELP}`;
-
-export async function doctorCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
-  const { values } = parseFlags(argv, {
-    ...CONNECTION_FLAGS,
-    template: { type: "string" },
-    "import-storage": { type: "string" },
-    node: { type: "string", multiple: true },
-    storage: { type: "string" },
-    "iso-storage": { type: "string" },
-    bridge: { type: "string", multiple: true },
-    pool: { type: "string", multiple: true },
-    report: { type: "string" },
-    help: { type: "boolean", short: "h" },
-  });
-  if (values.help === true) {
-    io.stdout(`${HELP}\n`);
-    return 0;
-  }
-  if (values.template === undefined && values["import-storage"] === undefined) {
-    throw new UsageError(
-      "--template is required (the template VMs are cloned from), or --import-storage when " +
-        "the program makes the template with CloudImageTemplate",
-    );
-  }
-  const report = await doctor({
-    connection: connectionFrom(values),
-    // The template exists already, or the program makes it from a cloud image.
-    template: values.template,
-    importStorage: values["import-storage"],
-    nodes: values.node,
-    storage: values.storage,
-    isoStorage: values["iso-storage"],
-    bridges: values.bridge,
-    pools: values.pool,
-  });
-  io.stdout(formatDoctor(report));
-  if (values.report !== undefined) writeReport(values.report, report);
-  return report.exitCode;
 }

@@ -3,6 +3,7 @@
  * with the change collector and the progress stream attached, and turn the outcome (or the
  * failure) into a {@link CommandReport}. Never throws: a failure is a report with exit code 1.
  */
+import * as path from "node:path";
 import type { EngineEvent, PulumiStack, StackSelection } from "./automation";
 import { selectStack } from "./automation";
 import { ChangeCollector } from "./events";
@@ -57,23 +58,25 @@ export interface EngineHooks {
 
 const NO_CHANGE = new Set(["same", "refresh", "read"]);
 
+/** Whether this process has printed the default parallelism yet. */
+let parallelSaid = false;
+
+/** Forget that the parallelism was printed (tests run many commands in one process). */
+export function resetParallelNotice(): void {
+  parallelSaid = false;
+}
+
 export async function runEngineCommand(
   command: CommandReport["command"],
   options: EngineCommandOptions,
   run: (stack: PulumiStack, hooks: EngineHooks) => Promise<EngineRun>,
 ): Promise<CommandReport> {
   const startedAt = new Date();
-  const collector = new ChangeCollector();
+  const collector = new ChangeCollector({ outcome: command !== "drift" });
   const notices: string[] = [];
   const onOutput = options.onOutput ?? ((text: string) => void process.stdout.write(text));
   const chosen = options.parallel ?? parallelFromEnv({ ...process.env, ...options.env });
   const parallel = chosen ?? DEFAULT_PARALLEL;
-  if (chosen === undefined) {
-    onOutput(
-      `pulumi-proxmox: running ${parallel} resource operations at once (--parallel ${parallel}): ` +
-        "VM work waits on PVE, not on this machine\n",
-    );
-  }
   const hooks: EngineHooks = {
     parallel,
     onEvent: (event) => {
@@ -90,6 +93,15 @@ export async function runEngineCommand(
   let report: CommandReport;
   try {
     const stack = await selectStack(options);
+    // Said once the stack is there to run on; a preview runs no resource operation; a process
+    // that runs several commands says it once.
+    if (chosen === undefined && command !== "drift" && !parallelSaid) {
+      parallelSaid = true;
+      onOutput(
+        `pulumi-proxmox: running ${parallel} resource operations at once (--parallel ${parallel}): ` +
+          "VM work waits on PVE, not on this machine\n",
+      );
+    }
     const result = await run(stack, hooks);
     const resources = collector.changes();
     const planned =
@@ -114,7 +126,7 @@ export async function runEngineCommand(
       durationMs: Date.now() - startedAt.getTime(),
       changeSummary: {},
       resources: collector.changes(),
-      error: errorText(error, collector.errors),
+      error: errorText(error, collector.errors, options),
     };
   }
   if (options.reportFile !== undefined) writeReport(options.reportFile, report);
@@ -128,15 +140,43 @@ function parallelFromEnv(env: Readonly<Record<string, string | undefined>>): num
 }
 
 /**
- * The engine's own error diagnostics when it sent any; otherwise the `error:` lines of the CLI's
- * output that the automation API packs into its message, or the message's first line.
+ * What went wrong, for the user: a locked stack with the command that frees it; else the
+ * engine's own error diagnostics when it sent any; else the `error:` lines of the CLI's output
+ * that the automation API packs into its message, or the message's first line.
  */
-function errorText(error: unknown, diagnostics: readonly string[]): string {
-  if (diagnostics.length > 0) return [...new Set(diagnostics)].join("\n");
+function errorText(
+  error: unknown,
+  diagnostics: readonly string[],
+  selection: StackSelection,
+): string {
   const message = error instanceof Error ? error.message : String(error);
+  if (LOCKED.test(message) || diagnostics.some((line) => LOCKED.test(line))) {
+    return lockedAdvice(selection);
+  }
+  if (diagnostics.length > 0) return [...new Set(diagnostics)].join("\n");
   const lines = message
     .split("\n")
     .map((line) => line.trim().replace(/^stderr:\s*/, ""))
     .filter((line) => /^error:/.test(line));
   return lines.length > 0 ? [...new Set(lines)].join("\n") : (message.split("\n")[0] ?? message);
+}
+
+/** How the engine says another update holds the stack (file and cloud backends). */
+const LOCKED = /the stack is currently locked|Another update is currently in progress/;
+
+/**
+ * The locked stack's way out. A lock outlives the run that took it when that run is killed (a
+ * CI job cancelled, a SIGKILL): the engine has no chance to release it.
+ */
+export function lockedAdvice(selection: StackSelection): string {
+  const cwd = path.resolve(selection.cwd ?? process.cwd());
+  const backend = selection.backend === undefined ? "" : `PULUMI_BACKEND_URL=${selection.backend} `;
+  return (
+    `stack ${selection.stack} is locked: another run is using it, or a run that was killed left ` +
+    "its lock behind. If no other pulumi or pulumi-proxmox run is working on this stack, run\n" +
+    `  ${backend}pulumi cancel --yes --stack ${selection.stack} --cwd ${cwd}\n` +
+    "It removes the lock and changes nothing on Proxmox. Then run this command again: VMs a " +
+    "killed `up` left are kept as pending creates, which `pulumi-proxmox up` resumes and " +
+    "`pulumi-proxmox destroy` deletes."
+  );
 }

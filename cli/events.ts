@@ -5,10 +5,9 @@
  * Pulumi), then the planned step's old outputs against its new inputs (what the program wants).
  * Pure: fed events, asked for the changes.
  */
-import { canonical } from "../provider/inputs/canonical";
 import { comparableInput } from "../provider/entry";
 import type { EngineEvent } from "./automation";
-import type { PropertyChange, ResourceChange } from "./report";
+import { same, type PropertyChange, type ResourceChange } from "./report";
 
 type Props = Readonly<Record<string, unknown>>;
 
@@ -16,6 +15,16 @@ interface Seen {
   type: string;
   refresh?: { old: Props; new: Props; deleted: boolean };
   step?: { op: string; old: Props; inputs: Props; keys: readonly string[] | undefined };
+  /** The outputs once the step ran (a command that changes things, not a preview). */
+  after?: Props;
+}
+
+export interface CollectorOptions {
+  /**
+   * Record each property's value once the step ran (`up`, `destroy`); a preview's outputs are
+   * only planned, so `drift` leaves this off.
+   */
+  readonly outcome?: boolean | undefined;
 }
 
 /** How the engine's event stream marks a secret value (its ciphertext is blinded to `[secret]`). */
@@ -40,6 +49,11 @@ const IGNORED = new Set(["__provider", "__pulumiType"]);
 export class ChangeCollector {
   readonly #seen = new Map<string, Seen>();
   readonly #errors: string[] = [];
+  readonly #outcome: boolean;
+
+  constructor(options: CollectorOptions = {}) {
+    this.#outcome = options.outcome === true;
+  }
 
   /** Pass as the automation API's `onEvent`. */
   readonly onEvent = (event: EngineEvent): void => {
@@ -58,6 +72,9 @@ export class ChangeCollector {
         seen.refresh = { old, new: now ?? {}, deleted: isGone(old, now) };
       }
       return;
+    }
+    if (this.#outcome && event.resOutputsEvent !== undefined && metadata.new !== undefined) {
+      seen.after = props(metadata.new.outputs);
     }
     if (event.resourcePreEvent !== undefined || seen.step === undefined) {
       const keys = metadata.detailedDiff
@@ -116,12 +133,17 @@ function property(name: string, seen: Seen, planned: boolean): PropertyChange {
   const refresh = seen.refresh;
   const live = refresh ? refresh.new[name] : seen.step?.old[name];
   const changedOutside = refresh !== undefined && !same(refresh.old[name], refresh.new[name]);
+  const desired = seen.step?.inputs[name];
+  // The engine blinds every secret alike: a planned change that looks like no change is in one.
+  const inSecret = planned && same(live, desired) && holdsSecret(desired);
   return {
     property: name,
     ...(refresh === undefined ? {} : { recorded: refresh.old[name] }),
     live,
-    ...(planned ? { desired: seen.step?.inputs[name] } : {}),
+    ...(planned ? { desired } : {}),
     changedOutside,
+    ...(inSecret ? { secretChanged: true as const } : {}),
+    ...(seen.after === undefined ? {} : { after: seen.after[name] }),
   };
 }
 
@@ -165,9 +187,4 @@ function changedKeys(old: Props, now: Props): string[] {
 /** `network.bridge` → `network`, `tags[0]` → `tags`. */
 function topLevel(path: string): string {
   return /^[^.[]+/.exec(path)?.[0] ?? path;
-}
-
-/** Structural equality, key order ignored. */
-export function same(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
 }

@@ -5,7 +5,7 @@
  */
 import { STACK_HELP, STACK_FLAGS, parseFlags, processIo, required, type Io } from "./args";
 import { destroy } from "./destroy";
-import { doctorCommand } from "./doctor";
+import { doctorCommand } from "./doctor-command";
 import { drift } from "./drift";
 import type { EngineCommandOptions } from "./engine-command";
 import { formatReport, UsageError, type CommandReport, type ExitCode } from "./report";
@@ -18,7 +18,7 @@ export { destroy, type DestroyOptions } from "./destroy";
 export { doctor, type DoctorOptions, type DoctorReport, type DoctorCheck } from "./doctor";
 export { sweep, type SweepOptions, type SweepReport, type SweepItem } from "./sweep";
 export type { EngineCommandOptions } from "./engine-command";
-export { parseConnectionConfig, type ConnectionConfig } from "../provider/pve/config";
+export { parseConnectionConfig, type ConnectionConfig } from "../provider/entry";
 export type { StackSelection, AutomationModule } from "./automation";
 export {
   formatReport,
@@ -33,7 +33,7 @@ const USAGE = `Usage: pulumi-proxmox <command> [flags]
 
 Commands:
   drift     preview --refresh a stack: exit 0 clean, 2 drift found, 1 error
-  up        pulumi up for CI: exit 0 ok, 1 error
+  up        refresh, then pulumi up, for CI: exit 0 ok, 1 error
   destroy   pulumi destroy for CI: exit 0 ok, 1 error
   doctor    check a Proxmox endpoint, token, privileges, template and storages: exit 0 or 1
   sweep     list (or --apply: delete) marked VMs and seed ISOs no given stack owns
@@ -44,7 +44,8 @@ const ENGINE_HELP: Record<string, string> = {
   drift:
     "Usage: pulumi-proxmox drift --stack NAME [flags]\n\nRuns `pulumi preview --refresh`; exit 0 clean, 2 drift found, 1 error.",
   up:
-    "Usage: pulumi-proxmox up --stack NAME [--refresh] [flags]\n\nRuns `pulumi up`; exit 0 ok, 1 error.\n" +
+    "Usage: pulumi-proxmox up --stack NAME [--no-refresh] [flags]\n\nRuns `pulumi up --refresh`: what changed outside Pulumi is put back " +
+    "(--no-refresh trusts the state as the last run left it); exit 0 ok, 1 error.\n" +
     "Resumes the VMs an interrupted up left as pending creates (no adopt needed).",
   destroy:
     "Usage: pulumi-proxmox destroy --stack NAME [--refresh] [flags]\n\nRuns `pulumi destroy`; exit 0 ok, 1 error.\n" +
@@ -87,10 +88,17 @@ async function engineCommand(
   const { values } = parseFlags(argv, {
     ...STACK_FLAGS,
     refresh: { type: "boolean" },
+    "no-refresh": { type: "boolean" },
     parallel: { type: "string" },
   });
-  if (command === "drift" && values.refresh !== undefined) {
-    throw new UsageError("drift always refreshes: drop --refresh");
+  if (command === "drift" && (values.refresh ?? values["no-refresh"]) !== undefined) {
+    throw new UsageError("drift always refreshes: drop --refresh / --no-refresh");
+  }
+  if (values.refresh === true && values["no-refresh"] === true) {
+    throw new UsageError("--refresh and --no-refresh contradict each other: pass one");
+  }
+  if (command === "destroy" && values["no-refresh"] !== undefined) {
+    throw new UsageError("destroy refreshes only with --refresh: drop --no-refresh");
   }
   if (values.help === true) {
     io.stdout(`${ENGINE_HELP[command] ?? ""}\n\n${STACK_HELP}\n`);
@@ -102,7 +110,8 @@ async function engineCommand(
     backend: values.backend,
     reportFile: values.report,
     onOutput: values.quiet === true ? () => undefined : io.stdout,
-    refresh: values.refresh === true,
+    // up refreshes unless told not to; destroy only when told to.
+    refresh: command === "up" ? values["no-refresh"] !== true : values.refresh === true,
     parallel: values.parallel === undefined ? undefined : parallelFlag(values.parallel),
   };
   const run: Record<typeof command, (o: typeof options) => Promise<CommandReport>> = {
@@ -111,7 +120,9 @@ async function engineCommand(
     destroy,
   };
   const report = await run[command](options);
-  (report.status === "error" ? io.stderr : io.stdout)(`\n${formatReport(report)}`);
+  // A blank line between the engine's progress and the summary; none when there was no progress.
+  const gap = values.quiet === true ? "" : "\n";
+  (report.status === "error" ? io.stderr : io.stdout)(`${gap}${formatReport(report)}`);
   return report.exitCode;
 }
 

@@ -4,12 +4,12 @@
  * are its inputs in the state, which the automation API exports with secrets in plain text
  * (`stack export --show-secrets`), and which are parsed as stack config is.
  */
-import { identityOfInputs, VM_TYPE } from "../provider/entry";
 import {
-  connectionInput,
-  parseConnectionConfig,
+  connectionFromConfig,
+  identityOfInputs,
+  VM_TYPE,
   type ConnectionConfig,
-} from "../provider/pve/config";
+} from "../provider/entry";
 
 /** The pending creates of one cluster. */
 export interface PendingCluster {
@@ -64,10 +64,7 @@ export function pendingCreatesByCluster(
     // The engine's own provider for the package: its settings are the stack config's.
     if (ref === "" || /^default(_|$)/.test(name)) return { identities: ids };
     const inputs = state.deployment?.resources?.find((r) => r.urn === urn)?.inputs ?? {};
-    const connection = parseConnectionConfig(
-      connectionInput((key) => configText(inputs[key])),
-      { env },
-    );
+    const connection = connectionFromConfig({ get: (key) => configText(inputs[key]) }, env);
     return { provider: name, connection, identities: ids };
   });
 }

@@ -5,11 +5,6 @@
  * `pulumi destroy` does not delete such a VM, and the next `pulumi up` refuses it (CONFLICT),
  * so `drift`, `up` and `destroy` look for them first.
  */
-import {
-  connectionInput,
-  parseConnectionConfig,
-  type ConnectionConfig,
-} from "../provider/pve/config";
 import type { PulumiStack } from "./automation";
 import { VM_TYPE } from "../provider/entry";
 import { pendingCreateIdentitiesIn, type Deployment } from "./sweep-owners";
@@ -48,17 +43,5 @@ export function recoveryAdvice(stackName: string, count: number): string {
     "(their VMs may exist on Proxmox but are not in the state). " +
     `Run \`pulumi-proxmox up --stack ${stackName}\` to resume and keep them, ` +
     `or \`pulumi-proxmox destroy --stack ${stackName}\` to delete them with the stack.`
-  );
-}
-
-/** The connection the stack's provider uses: `proxmox:*` stack config, else PROXMOX_VE_*. */
-export async function stackConnection(
-  stack: PulumiStack,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<ConnectionConfig> {
-  const config = await stack.getAllConfig();
-  return parseConnectionConfig(
-    connectionInput((key) => config[key]?.value),
-    { env },
   );
 }

@@ -4,6 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
+import { canonical } from "../provider/entry";
 
 /** 0 ok / clean, 1 error, 2 drift found (drift only). */
 export type ExitCode = 0 | 1 | 2;
@@ -25,6 +26,10 @@ export interface PropertyChange {
   readonly desired?: unknown;
   /** True when the refresh saw the value change outside Pulumi. */
   readonly changedOutside: boolean;
+  /** The change is inside a secret value (a hashed password, user-data), which is never shown. */
+  readonly secretChanged?: true;
+  /** `up` and `destroy`: the value once the command ran. */
+  readonly after?: unknown;
 }
 
 export interface ResourceChange {
@@ -85,30 +90,51 @@ const SIGN: Record<string, string> = {
   refresh: "*",
 };
 
-/** The human summary: one block per resource, one line per property. */
-export function formatChanges(changes: readonly ResourceChange[]): string {
+/**
+ * The human summary: one block per resource, one line per property. After a command that changed
+ * things (`up`), what the refresh found outside Pulumi is told as found, then what became of it.
+ */
+export function formatChanges(
+  changes: readonly ResourceChange[],
+  command: CommandReport["command"] = "drift",
+): string {
+  const ran = command !== "drift";
   const lines: string[] = [];
   for (const change of changes) {
     if (change.deletedOutside === true) {
-      const next = change.op === "refresh" ? "" : `; ${change.op}`;
+      const done = ran && change.op === "create" ? "created again" : change.op;
+      const next = change.op === "refresh" ? "" : `; ${done}`;
       lines.push(
         `  ${SIGN[change.op] ?? "~"} ${change.name} (${change.type}): deleted outside Pulumi${next}`,
       );
       continue;
     }
     lines.push(`  ${SIGN[change.op] ?? "~"} ${change.name} (${change.type}): ${change.op}`);
-    for (const p of change.properties) lines.push(`      ${formatProperty(p)}`);
+    for (const p of change.properties) {
+      lines.push(`      ${ran ? formatOutcome(p) : formatProperty(p)}`);
+    }
   }
   return lines.join("\n");
 }
 
 function formatProperty(p: PropertyChange): string {
+  if (p.secretChanged === true) return `${p.property}: a secret value changed (program; not shown)`;
   if (p.changedOutside) {
     const wants = "desired" in p ? `; the program sets ${show(p.desired)}` : "";
     return `${p.property}: ${show(p.recorded)} → ${show(p.live)} (changed outside Pulumi${wants})`;
   }
   const from = "live" in p ? p.live : p.recorded;
   return `${p.property}: ${show(from)} → ${show(p.desired)} (program)`;
+}
+
+/** A property after `up`: what the refresh found outside Pulumi, then whether `up` put it back. */
+function formatOutcome(p: PropertyChange): string {
+  if (!p.changedOutside) return formatProperty(p);
+  const found = `${p.property}: found ${show(p.live)} (changed outside Pulumi; recorded ${show(p.recorded)})`;
+  if (!("after" in p)) return found;
+  return same(p.after, p.live)
+    ? `${found} → left as found`
+    : `${found} → converged to ${show(p.after)}`;
 }
 
 /** The closing lines of drift/up/destroy. */
@@ -120,7 +146,7 @@ export function formatReport(report: CommandReport): string {
     error: `${report.command} of stack ${report.stack} failed.`,
   };
   const parts = [head[report.status]];
-  if (report.resources.length > 0) parts.push(formatChanges(report.resources));
+  if (report.resources.length > 0) parts.push(formatChanges(report.resources, report.command));
   for (const notice of report.notices ?? []) parts.push(`  note: ${notice}`);
   if (report.error !== undefined) parts.push(`  error: ${report.error.replace(/\n/g, "\n  ")}`);
   return `${parts.join("\n")}\n`;
@@ -129,4 +155,9 @@ export function formatReport(report: CommandReport): string {
 /** Whether a change is a step the engine would take (not just refreshed outputs). */
 export function isPlanned(change: ResourceChange): boolean {
   return !["same", "refresh", "read"].includes(change.op);
+}
+
+/** Structural equality, key order ignored. */
+export function same(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
 }

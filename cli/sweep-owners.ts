@@ -9,10 +9,13 @@
  * run and `pulumi-proxmox up` can resume them.
  */
 import { readFileSync } from "node:fs";
-import { identityOfInputs, TEMPLATE_TYPE, VM_TYPE } from "../provider/entry";
+import {
+  identityOfInputs,
+  TEMPLATE_TYPE,
+  templateIdentityOfInputs,
+  VM_TYPE,
+} from "../provider/entry";
 import { selectStack, type StackSelection } from "./automation";
-import { checkTemplate, type TemplateInputs } from "../provider/template/template-inputs";
-import { planOf } from "../provider/template/mark";
 
 interface StateResource {
   readonly type?: string;
@@ -39,15 +42,7 @@ interface OwnedType {
 
 const VMS: OwnedType = { type: VM_TYPE, identityOfInputs };
 
-const TEMPLATES: OwnedType = {
-  type: TEMPLATE_TYPE,
-  identityOfInputs: (inputs) => {
-    const checked = checkTemplate(inputs);
-    return checked.failures.length === 0
-      ? planOf(checked.inputs as TemplateInputs).identity
-      : undefined;
-  },
-};
+const TEMPLATES: OwnedType = { type: TEMPLATE_TYPE, identityOfInputs: templateIdentityOfInputs };
 
 /** The identity hashes of every ProxmoxVm among the deployment's resources (not its pending operations). */
 export function identitiesIn(state: Deployment): Set<string> {

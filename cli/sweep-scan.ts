@@ -3,12 +3,16 @@
  * and seed ISOs named `pp-<owner>-<hash>.iso`; with the shared pieces sweep-templates.ts uses
  * too (every VM's config read once, volumes of a content type on every node). Read-only.
  */
+import {
+  hasCode,
+  parseSeedName,
+  readMark,
+  seedOwnerOf,
+  type ClusterVm,
+  type ProxmoxApi,
+  type VmConfig,
+} from "../provider/entry";
 import { readFileSync } from "node:fs";
-import type { ClusterVm, ProxmoxApi, VmConfig } from "../provider/pve/api/proxmox-api";
-import { hasCode } from "../provider/pve/errors";
-import { readMark } from "../provider/vm/identity";
-import { parseSeedName } from "../provider/vm/seed/seed-name";
-import { seedOwnerOf } from "../provider/entry";
 import { selectStack } from "./automation";
 import { identitiesIn, type OwnerSources } from "./sweep-owners";
 

@@ -4,8 +4,7 @@
  * conversion), and every image a template downloaded (`pp-tmpl-<identity>.<format>` as `import`
  * content). Read-only.
  */
-import type { ProxmoxApi } from "../provider/pve/api/proxmox-api";
-import { imageIdentityOf, readTemplateMark } from "../provider/template/mark";
+import { imageIdentityOf, readTemplateMark, type ProxmoxApi } from "../provider/entry";
 import { findVolumes, type ScannedVm } from "./sweep-scan";
 
 export interface MarkedTemplate {

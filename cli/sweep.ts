@@ -6,32 +6,16 @@
  * seeds nothing references. A VM or template without the mark, or whose identity a given state
  * holds, is never touched.
  */
-import { HttpProxmoxApi } from "../provider/pve/api/http-api";
-import { retryingApi } from "../provider/pve/api/retrying-api";
-import type { ProxmoxApi } from "../provider/pve/api/proxmox-api";
-import type { ConnectionConfig } from "../provider/pve/config";
-import { operationContext, type OperationContext } from "../provider/pve/context";
-import { hasCode } from "../provider/pve/errors";
-import { deleteMarkedVm, seedOwnerOf } from "../provider/entry";
-import { deleteImage, deleteTemplate } from "../provider/template/delete";
-import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
+import { connect, type ConnectionConfig } from "../provider/entry";
+import { CONNECTION_FLAGS, CONNECTION_HELP, parseFlags, type Io } from "./args";
 import type { StackSelection } from "./automation";
+import { commandConnection } from "./connection";
 import { UsageError, writeReport, type ExitCode } from "./report";
-import { readOwners } from "./sweep-owners";
-import {
-  isStaleSeed,
-  readVmConfigs,
-  scanVms,
-  seedIsos,
-  stateSeeds,
-  type MarkedVm,
-} from "./sweep-scan";
-import {
-  scanTemplates,
-  templateImages,
-  type MarkedTemplate,
-  type TemplateImage,
-} from "./sweep-templates";
+import { deleteOrphans, listOrphans } from "./sweep-apply";
+import { findOrphans } from "./sweep-find";
+import type { SweepItem, SweepReport } from "./sweep-items";
+
+export type { SweepItem, SweepReport } from "./sweep-items";
 
 export interface SweepOptions {
   readonly connection: ConnectionConfig;
@@ -45,263 +29,37 @@ export interface SweepOptions {
   readonly taskMs?: number | undefined;
   /** Progress lines; default: none. */
   readonly onProgress?: ((line: string) => void) | undefined;
-  /** The seam to use instead of HTTP (tests). */
-  readonly api?: ProxmoxApi | undefined;
   /** Only these identities (and their seeds) are considered: `destroy` cleans its own run's. */
   readonly only?: ReadonlySet<string> | undefined;
 }
 
-export interface SweepItem {
-  readonly kind: "vm" | "seed" | "template" | "image";
-  /** `VM 10123 on pve1 (web-1a2b3c)`, `template 10234 on pve1 (…)`, or the seed's or image's volid. */
-  readonly target: string;
-  readonly node: string;
-  readonly vmid?: number | undefined;
-  readonly volid?: string | undefined;
-  /** The VM's or template's identity hash (an image's is its template's), or a seed's 12-hex owner prefix. */
-  readonly identity: string;
-  /** `orphan` in a dry run; `deleted`, `skipped` or `failed` with --apply. */
-  readonly action: "orphan" | "deleted" | "skipped" | "failed";
-  readonly detail?: string | undefined;
-  /** A VM or template whose identity only a pending create of a given state holds: a killed run's. */
-  readonly interrupted?: boolean | undefined;
-}
-
-export interface SweepReport {
-  readonly applied: boolean;
-  /** How many identities the given states own. */
-  readonly ownedIdentities: number;
-  /** Marked VMs found that a given state owns (left alone). */
-  readonly ownedVms: number;
-  readonly items: readonly SweepItem[];
-  /** 1 when a delete failed, else 0. */
-  readonly exitCode: ExitCode;
-}
-
-/** Why an orphan is one, when only a killed `up`'s pending create holds its identity. */
-const INTERRUPTED_DETAIL = ", orphan of an interrupted run (only a pending create holds it)";
-
 const NO_STATE =
   "sweep needs at least one --stack or --state-file: without a state, every marked VM would look orphaned";
 
+const TASK_MS = 5 * 60_000;
+
+/** Reads the states, finds what they do not own, and lists it or (`apply`) deletes it. */
 export async function sweep(options: SweepOptions): Promise<SweepReport> {
   if (options.stacks.length === 0 && (options.stateFiles?.length ?? 0) === 0) {
     throw new UsageError(NO_STATE);
   }
-  const {
-    owned,
-    interrupted,
-    templates: templateOwners,
-  } = await readOwners({
-    stacks: options.stacks,
-    stateFiles: options.stateFiles,
-  });
-  const ownedOwners = new Set([...owned].map(seedOwnerOf));
-  const only = options.only;
-  const onlyOwners = only && new Set([...only].map(seedOwnerOf));
   const progress = options.onProgress ?? (() => undefined);
-  const api =
-    options.api ??
-    retryingApi(new HttpProxmoxApi({ connection: options.connection }), { progress });
-
-  const states = await stateSeeds({ stacks: options.stacks, stateFiles: options.stateFiles });
-  const considered = (identity: string) => only === undefined || only.has(identity);
-  // One read of every VM's config serves both scans.
-  const configs = await readVmConfigs(api);
-  const { marked: vms, attached } = scanVms(configs);
-  const orphanVms = vms.filter((vm) => !owned.has(vm.identity) && considered(vm.identity));
-  const seedDetail = new Map<string, string>();
-  const orphanSeeds = (await seedIsos(api)).filter((seed) => {
-    if (onlyOwners !== undefined && !onlyOwners.has(seed.owner)) return false;
-    if (!ownedOwners.has(seed.owner)) return true;
-    if (!isStaleSeed(seed, attached, states)) return false;
-    seedDetail.set(
-      `${seed.node}/${seed.volid}`,
-      `on ${seed.storage}; stale: its identity is owned, but no VM has it attached and no state records it`,
-    );
-    return true;
-  });
-  const marked = scanTemplates(configs);
-  const orphanTemplates = marked.filter(
-    (t) => !templateOwners.owned.has(t.identity) && considered(t.identity),
-  );
-  // An image a marked template names goes with that template (or stays with it).
-  const referenced = new Set(marked.map((t) => t.image));
-  const orphanImages = (await templateImages(api)).filter(
-    (image) =>
-      !templateOwners.owned.has(image.identity) &&
-      !referenced.has(image.volid) &&
-      considered(image.identity),
-  );
-  const killedRun = (identity: string) =>
-    templateOwners.interrupted.has(identity) ? INTERRUPTED_DETAIL : "";
-  const templateItem = (
-    t: MarkedTemplate,
-    action: SweepItem["action"],
-    detail?: string,
-  ): SweepItem => ({
-    kind: "template",
-    target: `template ${t.vmid} on ${t.node} (${t.name})`,
-    node: t.node,
-    vmid: t.vmid,
-    identity: t.identity,
-    action,
-    detail:
-      (detail ??
-        `mark phase ${t.phase}${t.template ? "" : ", not converted yet"}` +
-          `${t.lock ? `, locked (${t.lock})` : ""}; image ${t.image}`) + killedRun(t.identity),
-    ...(templateOwners.interrupted.has(t.identity) ? { interrupted: true } : {}),
-  });
-  const imageItem = (
-    image: TemplateImage,
-    action: SweepItem["action"],
-    detail?: string,
-  ): SweepItem => ({
-    kind: "image",
-    target: image.volid,
-    node: image.node,
-    volid: image.volid,
-    identity: image.identity,
-    action,
-    detail:
-      (detail ?? `on ${image.storage} of node ${image.node}; no template references it`) +
-      killedRun(image.identity),
-  });
-  const items: SweepItem[] = [];
-  const vmItem = (vm: MarkedVm, action: SweepItem["action"], detail?: string): SweepItem => {
-    const killed = interrupted.has(vm.identity);
-    const why = killed ? INTERRUPTED_DETAIL : "";
-    return {
-      kind: "vm",
-      target: `VM ${vm.vmid} on ${vm.node} (${vm.name})`,
-      node: vm.node,
-      vmid: vm.vmid,
-      identity: vm.identity,
-      action,
-      detail: (detail ?? `mark phase ${vm.phase}${vm.lock ? `, locked (${vm.lock})` : ""}`) + why,
-      ...(killed ? { interrupted: true } : {}),
-    };
-  };
-
-  if (options.apply !== true) {
-    items.push(...orphanVms.map((vm) => vmItem(vm, "orphan")));
-    items.push(
-      ...orphanSeeds.map((seed) => ({
-        kind: "seed" as const,
-        target: seed.volid,
-        node: seed.node,
-        volid: seed.volid,
-        identity: seed.owner,
-        action: "orphan" as const,
-        detail: seedDetail.get(`${seed.node}/${seed.volid}`) ?? `on ${seed.storage}`,
-      })),
-    );
-    items.push(...orphanTemplates.map((t) => templateItem(t, "orphan")));
-    items.push(...orphanImages.map((image) => imageItem(image, "orphan")));
-    return {
-      applied: false,
-      ownedIdentities: owned.size,
-      ownedVms: vms.filter((vm) => owned.has(vm.identity)).length,
-      items,
-      exitCode: 0,
-    };
-  }
-
-  const ctx = sweepContext(api, progress);
-  const taskMs = options.taskMs ?? 5 * 60_000;
-  for (const vm of orphanVms) {
-    if (vm.lock !== undefined) {
-      items.push(
-        vmItem(vm, "skipped", `locked (${vm.lock}): a task may still run on it; sweep again later`),
-      );
-      continue;
-    }
-    try {
-      await deleteMarkedVm(ctx, vm, taskMs);
-      items.push(vmItem(vm, "deleted", "stopped, seeds deleted, destroyed"));
-    } catch (error) {
-      items.push(vmItem(vm, "failed", (error as Error).message));
-    }
-  }
-  // Templates after the VMs, which may be their linked clones; each delete refuses while a
-  // linked clone is left, and takes the template's image with it.
-  for (const t of orphanTemplates) {
-    if (t.lock !== undefined) {
-      items.push(
-        templateItem(
-          t,
-          "skipped",
-          `locked (${t.lock}): a task may still run on it; sweep again later`,
-        ),
-      );
-      continue;
-    }
-    try {
-      await deleteTemplate(ctx, {
-        vmid: t.vmid,
-        vmName: t.name,
-        identityHash: t.identity,
-        imageVolid: t.image,
-        importStorage: t.image.split(":")[0] ?? "",
-        storage: t.storage,
-        timeouts: { taskMs },
-      });
-      items.push(templateItem(t, "deleted", `destroyed, image ${t.image} deleted`));
-    } catch (error) {
-      const refused = hasCode(error, "CONFLICT");
-      items.push(templateItem(t, refused ? "skipped" : "failed", (error as Error).message));
-    }
-  }
-  for (const image of orphanImages) {
-    try {
-      await deleteImage(ctx, { imageVolid: image.volid, importStorage: image.storage }, taskMs);
-      items.push(imageItem(image, "deleted"));
-    } catch (error) {
-      items.push(imageItem(image, "failed", (error as Error).message));
-    }
-  }
-  // Seeds left: those of VMs long gone (deleteVm removed the seeds of the VMs it deleted).
-  const remaining = new Set((await seedIsos(api)).map((seed) => `${seed.node}/${seed.volid}`));
-  for (const seed of orphanSeeds) {
-    const base = {
-      kind: "seed" as const,
-      target: seed.volid,
-      node: seed.node,
-      volid: seed.volid,
-      identity: seed.owner,
-    };
-    if (!remaining.has(`${seed.node}/${seed.volid}`)) {
-      items.push({ ...base, action: "deleted", detail: "with its VM" });
-      continue;
-    }
-    try {
-      progress(`deleting ${seed.volid} on ${seed.node}`);
-      const upid = await api.deleteVolume(seed.node, seed.storage, seed.volid);
-      if (upid)
-        await ctx.waitForTask(seed.node, upid, {
-          budgetMs: taskMs,
-          step: `deleting ${seed.volid}`,
-        });
-      items.push({ ...base, action: "deleted" });
-    } catch (error) {
-      items.push({ ...base, action: "failed", detail: (error as Error).message });
-    }
-  }
-  return {
-    applied: true,
-    ownedIdentities: owned.size,
-    ownedVms: vms.filter((vm) => owned.has(vm.identity)).length,
-    items,
-    exitCode: items.some((item) => item.action === "failed") ? 1 : 0,
-  };
-}
-
-/** The operations' context, built on the CLI's client: progress goes to the sweep's lines. */
-function sweepContext(api: ProxmoxApi, progress: (line: string) => void): OperationContext {
-  return operationContext(api, () => api.clusterVms(), {
+  const { api, ctx } = await connect(options.connection, {
     progress,
     warn: (message) => progress(`warning: ${message}`),
   });
+  const orphans = await findOrphans(api, options, options.only);
+  const apply = options.apply === true;
+  const items = apply
+    ? await deleteOrphans(ctx, orphans, options.taskMs ?? TASK_MS)
+    : listOrphans(orphans);
+  return {
+    applied: apply,
+    ownedIdentities: orphans.ownedIdentities,
+    ownedVms: orphans.ownedVms,
+    items,
+    exitCode: items.some((item: SweepItem) => item.action === "failed") ? 1 : 0,
+  };
 }
 
 function formatSweep(report: SweepReport): string {
@@ -371,7 +129,7 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<Exi
     throw new UsageError(NO_STATE);
   }
   const report = await sweep({
-    connection: connectionFrom(values),
+    connection: await commandConnection(values, stacks),
     stacks,
     stateFiles: values["state-file"],
     apply: values.apply === true,

@@ -11,7 +11,10 @@ import { clearPendingVmCreates, readPendingCreates } from "./pending-creates";
 import type { CommandReport } from "./report";
 
 export interface UpOptions extends EngineCommandOptions {
-  /** Refresh the state first (`pulumi up --refresh`). */
+  /**
+   * Refresh the state first (`pulumi up --refresh`), so that what changed outside Pulumi is put
+   * back: default true; false (`--no-refresh`) trusts the state as the last run left it.
+   */
   readonly refresh?: boolean | undefined;
 }
 
@@ -31,7 +34,7 @@ export function up(options: UpOptions): Promise<CommandReport> {
     try {
       const result = await stack.up({
         parallel: hooks.parallel,
-        refresh: options.refresh === true,
+        refresh: options.refresh !== false,
         ...CURRENT_CONFIG,
         color: "never",
         onEvent: hooks.onEvent,

@@ -5,8 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import type { CheckFailure } from "../provider/inputs/check-failure";
-import { failuresOfIssues } from "../provider/vm/operations/check";
+import { failuresOfIssues, type CheckFailure } from "../provider/entry";
 import { allocateIpv4, ipv4PoolSchema, type StaticIpv4 } from "./ipv4-pool";
 import { childName } from "./naming";
 import { countSchema, nodeLoadSchema, nodesSchema, placementSchema } from "./placement";

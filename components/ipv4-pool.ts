@@ -4,7 +4,7 @@
  * fleet grows or shrinks. The count only decides whether the pool is large enough.
  */
 import { z } from "zod";
-import { ipv4Address, ipv4Cidr } from "../provider/inputs/formats";
+import { ipv4Address, ipv4Cidr } from "../provider/entry";
 
 /** `{ cidr, gateway?, from? }`: consecutive addresses of one network, from `from` upwards. */
 const cidrPoolSchema = z.strictObject({

@@ -58,6 +58,11 @@ export const DEFAULT_MAX_CONNECTIONS = 8;
 /** The string object accepted by {@link parseConnectionConfig}: one value per setting. */
 export type ConnectionConfigInput = { readonly [K in ConnectionSetting]?: string | undefined };
 
+/** A config whose keys are `proxmox:<name>`: the stack config, or a `Provider`'s inputs. */
+export interface ConfigReader {
+  get(key: string): string | undefined;
+}
+
 /** The settings of a config whose keys are `proxmox:<name>` (stack config, `Provider` inputs). */
 export function connectionInput(get: (key: string) => string | undefined): ConnectionConfigInput {
   const input: Partial<Record<ConnectionSetting, string | undefined>> = {};
@@ -65,6 +70,21 @@ export function connectionInput(get: (key: string) => string | undefined): Conne
     input[name] = get(`proxmox:${name}`);
   }
   return input;
+}
+
+/**
+ * The connection a `proxmox:*` config describes, with the `PROXMOX_VE_*` environment for what it
+ * leaves unset: how the provider reads its config, and how the CLI reads a stack's or a
+ * `Provider`'s.
+ */
+export function connectionFromConfig(
+  config: ConfigReader,
+  sources: ConfigSources = {},
+): ConnectionConfig {
+  return parseConnectionConfig(
+    connectionInput((key) => config.get(key)),
+    sources,
+  );
 }
 
 export interface ConfigSources {
@@ -78,7 +98,7 @@ const USER_ID = /^[^@\s:/!]+@[A-Za-z][A-Za-z0-9._-]+$/;
 
 const inputSchema = z.object({
   endpoint: z
-    .string({ error: "is required (config `endpoint` or PROXMOX_VE_ENDPOINT)" })
+    .string({ error: "is required (stack config `proxmox:endpoint`, or PROXMOX_VE_ENDPOINT)" })
     .trim()
     .pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. https://pve1:8006" })),
   insecure: z.enum(["true", "false", "1", "0", ""], { error: "must be true or false" }).optional(),
@@ -174,17 +194,18 @@ function parseLogin(
   }
   if (given(username)) {
     throw configError(
-      "password is required with username (config `password` or PROXMOX_VE_PASSWORD)",
+      "password is required with username (stack config `proxmox:password`, or PROXMOX_VE_PASSWORD)",
     );
   }
   if (given(password)) {
     throw configError(
-      "username is required with password (config `username` or PROXMOX_VE_USERNAME), e.g. root@pam",
+      "username is required with password (stack config `proxmox:username`, or PROXMOX_VE_USERNAME), e.g. root@pam",
     );
   }
   throw configError(
-    "apiToken is required (config `apiToken`, PROXMOX_VE_API_TOKEN or PROXMOX_VE_API_TOKEN_FILE), " +
-      "or username and password for a password login (config `username` and `password`, or " +
+    "apiToken is required (stack config `proxmox:apiToken` or `proxmox:apiTokenFile`, or " +
+      "PROXMOX_VE_API_TOKEN or PROXMOX_VE_API_TOKEN_FILE), or username and password for a " +
+      "password login (stack config `proxmox:username` and `proxmox:password`, or " +
       "PROXMOX_VE_USERNAME and PROXMOX_VE_PASSWORD)",
   );
 }

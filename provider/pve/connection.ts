@@ -1,8 +1,9 @@
 /**
- * The provider process's connection to Proxmox: the stack config parsed, the HTTP client, and
- * the retrying, coalescing and tracing layers around it, in one OperationContext. Loaded by
- * glue/runtime.ts on the first call that talks to Proxmox, so calls that do not (check, diff) never
- * load undici.
+ * The one way to connect to Proxmox: the HTTP client and the tracing, retrying and coalescing
+ * layers around it, in one OperationContext. The provider process builds it from the stack
+ * config (loaded by glue/runtime.ts on the first call that talks to Proxmox, so calls that do not —
+ * check, diff — never load undici); the CLI's sweep, destroy and doctor build it from their
+ * flags or the stack's config. Both get the same layers in the same order.
  *
  * @internal
  */
@@ -13,49 +14,80 @@ import {
   sharedNodeStorages,
 } from "./api/coalesced-api";
 import { HttpProxmoxApi } from "./api/http-api";
+import type { ProxmoxApi } from "./api/proxmox-api";
 import { retryingApi } from "./api/retrying-api";
 import { tracedApi } from "./api/traced-api";
-import { connectionInput, parseConnectionConfig } from "./config";
+import { connectionFromConfig, type ConfigReader, type ConnectionConfig } from "./config";
 import { operationContext, type ListingAge, type OperationContext } from "./context";
 import { engineSignal } from "../glue/engine-watch";
 
 /** The stack config as the provider host hands it to `configure`. */
-export interface ConfigReader {
-  get(key: string): string | undefined;
+export type { ConfigReader } from "./config";
+
+export interface ConnectOptions {
+  /** One line per step worth telling the user (a retry, a task still running). */
+  readonly progress: (message: string) => void;
+  readonly warn: (message: string) => void;
+  /** Receives one line per API call (method, node/vmid, duration, outcome); default: none. */
+  readonly debug?: ((message: string) => void) | undefined;
+  /** Cancels every request (the provider's: the engine went away). */
+  readonly signal?: AbortSignal | undefined;
+  /** Per-request budget for ordinary calls; default the HTTP client's. */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * Retry transient answers (default true). doctor turns it off: it reports each answer as PVE
+   * gave it, and an unreachable endpoint at once rather than after the retry budget.
+   */
+  readonly retry?: boolean | undefined;
 }
 
-/** Also used by integration tests, which build a context per simulator. */
-export function buildContext(config: ConfigReader): OperationContext {
-  const connection = parseConnectionConfig(connectionInput((key) => config.get(key)));
-  const debug = process.env["PULUMI_PROXMOX_DEBUG"] === "1";
+/** A connection: the API every caller uses, and the operations' context around it. */
+export interface Connected {
+  readonly api: ProxmoxApi;
+  readonly ctx: OperationContext;
+}
+
+/** Builds the API stack for one endpoint: HTTP → traced → retrying → coalesced, and its context. */
+export function connect(connection: ConnectionConfig, options: ConnectOptions): Connected {
   const http = new HttpProxmoxApi({
     connection,
-    logger: { warn: (m: string) => console.warn(m) },
-    signal: engineSignal(),
+    logger: { warn: options.warn },
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
   });
-  const traced = tracedApi(http, { debug: (m) => (debug ? console.error(m) : undefined) });
+  const traced = tracedApi(http, { debug: options.debug ?? (() => undefined) });
   const coalescer = sharedListingCoalescer(connection.origin);
-  const progress = (message: string) => console.log(`pulumi-proxmox: ${message}`);
+  const retried =
+    options.retry === false ? traced : retryingApi(traced, { progress: options.progress });
   // Retried below the coalescer, so callers sharing one listing also share its retries.
   const api = coalescedApi(
-    retryingApi(traced, { progress }),
+    retried,
     coalescer,
     sharedNodeListings(connection.origin),
     sharedNodeStorages(connection.origin),
   );
-  const listVms = async (options?: ListingAge) => {
-    if (options?.fresh) coalescer.invalidate();
-    if (options?.anyAge) return coalescer.get(() => api.clusterVms(), { anyAge: true });
+  const listVms = async (age?: ListingAge) => {
+    if (age?.fresh) coalescer.invalidate();
+    if (age?.anyAge) return coalescer.get(() => api.clusterVms(), { anyAge: true });
     return api.clusterVms();
   };
-  // The engine shows the dynamic provider's stdout as info lines: the user's progress view.
-  return operationContext(
+  const ctx = operationContext(
     api,
     listVms,
-    {
-      progress,
-      warn: (message) => console.warn(`pulumi-proxmox: warning: ${message}`),
-    },
+    { progress: options.progress, warn: options.warn },
     { heavyTasksPerNode: connection.heavyTasksPerNode },
   );
+  return { api, ctx };
+}
+
+/** The provider process's context, from the stack config. Also used by integration tests. */
+export function buildContext(config: ConfigReader): OperationContext {
+  const debug = process.env["PULUMI_PROXMOX_DEBUG"] === "1";
+  // The engine shows the dynamic provider's stdout as info lines: the user's progress view.
+  return connect(connectionFromConfig(config), {
+    progress: (message) => console.log(`pulumi-proxmox: ${message}`),
+    warn: (message) => console.warn(`pulumi-proxmox: warning: ${message}`),
+    debug: (message) => (debug ? console.error(message) : undefined),
+    signal: engineSignal(),
+  }).ctx;
 }

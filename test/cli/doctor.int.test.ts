@@ -94,13 +94,13 @@ describe("doctor", () => {
       .filter((line) => line.startsWith("FAIL "))
       .map((line) => line.split(/\s{2,}/)[1]);
 
-  it("passes every check with a full-privilege token and prints the minimal role", async () => {
+  it("passes every check with a full-privilege token and prints no role to grant", async () => {
     const result = await run(sim.apiToken, "--template", "9000");
     expect(result.stderr).toBe("");
     expect(failed(result.stdout)).toEqual([]);
     expect(result.stdout).toContain("token root@pam!ci");
     expect(result.stdout).toMatch(
-      /ok\s+template 9000\s+VM 9000 debian-12-cloud on pve1 is a template/,
+      /ok\s+template 9000\s+VM 9000 on pve1 \(debian-12-cloud\) is a template/,
     );
     expect(result.stdout).toMatch(/ok\s+disk storage shared on pve1\s+nfs, accepts images, shared/);
     expect(result.stdout).toMatch(/ok\s+ISO storage local on pve1\s+dir, accepts iso/);
@@ -111,16 +111,16 @@ describe("doctor", () => {
         new RegExp(`ok\\s+${escape(need.privilege)} on ${need.path}\\s`),
       );
     }
-    expect(result.stdout).toContain(ROLES[MAJOR]);
-    expect(result.stdout).toContain(
-      "pveum acl modify /vms -token 'root@pam!ci' -role PulumiProxmox",
-    );
+    expect(result.stdout).not.toContain("pveum");
     expect(result.stdout).toContain("All checks passed.");
     expect(result.code).toBe(0);
   });
 
   it("checks a password login and grants the role to its user alone", async () => {
-    sim.addUser("ops@pve", "ops-password-marker", [{ path: "/", privileges: PRIVILEGES }]);
+    // Everything but SDN.Use: the role to grant is printed, for the user alone.
+    sim.addUser("ops@pve", "ops-password-marker", [
+      { path: "/", privileges: PRIVILEGES.filter((p) => p !== "SDN.Use") },
+    ]);
     vi.stubEnv("PROXMOX_VE_API_TOKEN", "");
     vi.stubEnv("PROXMOX_VE_API_TOKEN_FILE", "");
     vi.stubEnv("PROXMOX_VE_USERNAME", "ops@pve");
@@ -129,11 +129,13 @@ describe("doctor", () => {
       const args = ["doctor", "--endpoint", sim.url, "--ca-cert", ca, "--template", "9000"];
       const io = { stdout: (t: string) => void (stdout += t), stderr: () => undefined };
       vi.stubEnv("PROXMOX_VE_PASSWORD", "ops-password-marker");
-      expect(await main(args, io)).toBe(0);
+      expect(await main(args, io)).toBe(1);
       expect(stdout).toContain(`pulumi-proxmox doctor: ${sim.url} as ops@pve`);
       expect(stdout).toMatch(/ok\s+user ops@pve\s+accepted/);
-      expect(failed(stdout)).toEqual([]);
-      expect(stdout).toContain("pveum acl modify /vms -user 'ops@pve' -role PulumiProxmox");
+      expect(failed(stdout)).toEqual(["SDN.Use on /sdn/zones/localnetwork/vmbr0"]);
+      expect(stdout).toContain(
+        "pveum acl modify /sdn/zones/localnetwork/vmbr0 -user 'ops@pve' -role PulumiProxmox",
+      );
       expect(stdout).not.toContain("-token");
 
       stdout = "";
@@ -179,26 +181,45 @@ describe("doctor", () => {
     expect(result.code).toBe(1);
   });
 
-  it("passes with exactly the role granted on the printed paths", async () => {
-    const paths = [
-      "/vms",
-      "/storage/shared",
-      "/storage/local",
-      ...(MAJOR >= 8 ? ["/sdn/zones/localnetwork/vmbr0"] : []),
-      "/nodes/pve1",
-    ];
+  it("prints the role and the paths for a token without privileges, and they are exactly enough", async () => {
+    // VM.Audit alone: enough to read the template, whose storages decide the paths.
+    const audit = [{ path: "/vms", privileges: ["VM.Audit"] }];
+    const bare = await run(sim.addToken("ci@pve!bare", audit), "--template", "9000");
+    expect(bare.code).toBe(1);
+    expect(bare.stdout).toContain(ROLES[MAJOR]);
+    const printed = [...bare.stdout.matchAll(/pveum acl modify (\S+) -token 'ci@pve!bare'/g)];
+    const paths = printed.map((match) => match[1] ?? "");
+    expect([...paths].sort()).toEqual(
+      [
+        "/vms",
+        "/storage/shared",
+        "/storage/local",
+        ...(MAJOR >= 8 ? ["/sdn/zones/localnetwork/vmbr0"] : []),
+        "/nodes/pve1",
+      ].sort(),
+    );
     const token = sim.addToken(
       "ci@pve!least",
       paths.map((p) => ({ path: p, privileges: PRIVILEGES })),
     );
     const result = await run(token, "--template", "9000");
     expect(failed(result.stdout)).toEqual([]);
-    for (const p of paths) {
-      expect(result.stdout).toContain(
-        `pveum acl modify ${p} -token 'ci@pve!least' -role PulumiProxmox`,
-      );
-    }
+    expect(result.stdout).not.toContain("pveum");
     expect(result.code).toBe(0);
+  });
+
+  it("grants the role only on the path of what is missing", async () => {
+    const token = sim.addToken("ci@pve!no-iso", [
+      { path: "/vms", privileges: PRIVILEGES },
+      { path: "/storage/shared", privileges: PRIVILEGES },
+      { path: "/sdn", privileges: PRIVILEGES },
+      { path: "/nodes", privileges: PRIVILEGES },
+    ]);
+    const result = await run(token, "--template", "9000");
+    expect(result.code).toBe(1);
+    expect([...result.stdout.matchAll(/pveum acl modify (\S+) -token/g)].map((m) => m[1])).toEqual([
+      "/storage/local",
+    ]);
   });
 
   it("fails a missing template, an ISO storage without iso content and a node that is down", async () => {
@@ -509,7 +530,7 @@ describe("doctor for a CloudImageTemplate (--import-storage)", () => {
     }
   });
 
-  it("takes --import-storage on the command line and prints the template's rows and role", async () => {
+  it("takes --import-storage on the command line and prints the template's rows, and no role when nothing is missing", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pp-doctor-tmpl-"));
     try {
       fs.writeFileSync(path.join(dir, "ca.pem"), sim.caCertPem);
@@ -527,9 +548,7 @@ describe("doctor for a CloudImageTemplate (--import-storage)", () => {
       expect(stdout).toMatch(/ok\s+cloud-image import\s+PVE 8\.4\.1 imports qcow2, raw and vmdk/);
       expect(stdout).toMatch(/ok\s+import storage local on pve1\s+dir, accepts import/);
       expect(stdout).toMatch(/ok\s+Sys\.AccessNetwork on \/nodes\/pve1\s+let PVE fetch/);
-      expect(stdout).toContain(
-        "pveum acl modify /storage/local -token 'root@pam!ci' -role PulumiProxmox",
-      );
+      expect(stdout).not.toContain("pveum");
       expect(code).toBe(0);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -75,7 +75,7 @@ describe("drift, up and destroy through the installed bin", () => {
     ]);
   });
 
-  it("exits 2 naming started when the VM is stopped out of band, from the drift() function", async () => {
+  it("exits 2 naming started when the VM is stopped out of band, from the drift() function, without the parallelism banner", async () => {
     sim.faults.stopVm(vmid);
     const cli = requireFromWorkspace("pulumi-proxmox/cli") as typeof import("../../cli");
     let progress = "";
@@ -86,9 +86,7 @@ describe("drift, up and destroy through the installed bin", () => {
       onOutput: (text) => void (progress += text),
     });
     expect(progress).toContain("Previewing update (dev)");
-    expect(progress).toContain(
-      "pulumi-proxmox: running 128 resource operations at once (--parallel 128)",
-    );
+    expect(progress).not.toContain("resource operations at once");
     expect(result.exitCode).toBe(2);
     const props = result.resources[0]?.properties ?? [];
     expect(props.find((p) => p.property === "started")).toEqual({

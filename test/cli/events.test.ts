@@ -132,6 +132,52 @@ describe("events", () => {
     ]);
   });
 
+  it("says a secret value changed, never showing it, when the change is inside a secret", () => {
+    const secret = { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" };
+    const c = new ChangeCollector();
+    c.onEvent(
+      step(
+        "pre",
+        "update",
+        { cloudInit: { users: secret } },
+        { inputs: { cloudInit: { users: secret } } },
+      ),
+    );
+    expect(c.changes()[0]?.properties[0]).toMatchObject({
+      property: "cloudInit",
+      secretChanged: true,
+    });
+    expect(formatChanges(c.changes())).toContain(
+      "cloudInit: a secret value changed (program; not shown)",
+    );
+  });
+
+  it("after up, tells what the refresh found outside Pulumi and what became of it", () => {
+    const c = new ChangeCollector({ outcome: true });
+    const recorded = { memory: 1024, status: "running", ipv4Addresses: ["10.0.0.5"] };
+    const found = { memory: 4096, status: "stopped", ipv4Addresses: [] };
+    const after = { memory: 1024, status: "running", ipv4Addresses: [] };
+    c.onEvent(step("pre", "refresh", recorded, { outputs: recorded }));
+    c.onEvent(step("out", "refresh", recorded, { outputs: found }));
+    c.onEvent(step("pre", "update", found, { inputs: { memory: 1024 } }));
+    c.onEvent(step("out", "update", found, { inputs: { memory: 1024 }, outputs: after }));
+    const lines = formatChanges(c.changes(), "up").split("\n");
+    expect(lines).toEqual([
+      `  ~ web (${TYPE}): update`,
+      '      ipv4Addresses: found [] (changed outside Pulumi; recorded ["10.0.0.5"]) → left as found',
+      "      memory: found 4096 (changed outside Pulumi; recorded 1024) → converged to 1024",
+      '      status: found "stopped" (changed outside Pulumi; recorded "running") → converged to "running"',
+    ]);
+    expect(lines.join("\n")).not.toContain("the program sets");
+  });
+
+  it("keeps a drift report's outputs as planned: no value after", () => {
+    const c = new ChangeCollector();
+    c.onEvent(step("pre", "update", { memory: 4096 }, { inputs: { memory: 1024 } }));
+    c.onEvent(step("out", "update", { memory: 4096 }, { outputs: { memory: 1024 } }));
+    expect(c.changes()[0]?.properties[0]).not.toHaveProperty("after");
+  });
+
   it("keeps the engine's error diagnostics", () => {
     const c = new ChangeCollector();
     c.onEvent({

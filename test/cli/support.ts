@@ -45,11 +45,8 @@ export function startUp(dir: string, env: NodeJS.ProcessEnv) {
   };
 }
 
-export async function until(
-  what: string,
-  condition: () => boolean,
-  timeoutMs = 120_000,
-): Promise<void> {
+/** Waits until `condition` holds, polling every 20 ms; fails naming `what` after `timeoutMs`. */
+export async function until(what: string, condition: () => boolean, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -81,7 +81,7 @@ describe("sweep of seeds whose identity a state owns", () => {
   const isos = () => sim.model.volumes("pve1", "local").map((v) => v.volid);
 
   it("lists the stale seed as an orphan, and neither the attached seed nor the VM", async () => {
-    const report = await sweep({ connection, api, stacks: [], stateFiles: [stateFile(false)] });
+    const report = await sweep({ connection, stacks: [], stateFiles: [stateFile(false)] });
     expect(report.ownedVms).toBe(1);
     expect(report.items.map((i) => [i.kind, i.target, i.action])).toEqual([
       ["seed", stale, "orphan"],
@@ -91,14 +91,13 @@ describe("sweep of seeds whose identity a state owns", () => {
   });
 
   it("leaves the seeds alone while an operation on the resource is pending (an up may be re-seeding)", async () => {
-    const report = await sweep({ connection, api, stacks: [], stateFiles: [stateFile(true)] });
+    const report = await sweep({ connection, stacks: [], stateFiles: [stateFile(true)] });
     expect(report.items).toEqual([]);
   });
 
   it("deletes only the stale seed with --apply; the VM and its seed stay, and a second sweep is clean", async () => {
     const applied = await sweep({
       connection,
-      api,
       stacks: [],
       stateFiles: [stateFile(false)],
       apply: true,
@@ -107,7 +106,7 @@ describe("sweep of seeds whose identity a state owns", () => {
     expect(applied.exitCode).toBe(0);
     expect(isos()).toEqual([vm.seedVolid]);
     expect(sim.model.vms.get(vm.vmid)?.config["ide2"]).toContain(vm.seedVolid ?? "?");
-    const again = await sweep({ connection, api, stacks: [], stateFiles: [stateFile(false)] });
+    const again = await sweep({ connection, stacks: [], stateFiles: [stateFile(false)] });
     expect(again.items).toEqual([]);
   });
 });

@@ -85,9 +85,13 @@ describe("sweep through the installed bin", () => {
 
   it("lists exactly the orphans of the lost state in a dry run, deleting nothing", async () => {
     const file = path.join(dir, "dry.json");
-    const sweep = await runBin(["sweep", "--stack", "dev", "--report", file], dir, env);
+    // The stack's proxmox:* config connects it: no PROXMOX_VE_* needed.
+    const sweep = await runBin(["sweep", "--stack", "dev", "--report", file], dir, engine.env);
     expect(sweep.code, sweep.stdout + sweep.stderr).toBe(0);
     const lost = vms["lost"];
+    expect(sweep.stdout).toMatch(
+      new RegExp(`orphan\\s+seed\\s+${ghostSeed.replace(/[.]/g, "\\.")}\\s+on local of node pve1`),
+    );
     expect(sweep.stdout).toMatch(
       new RegExp(
         `orphan\\s+vm\\s+VM ${lost?.vmid} on pve1 \\(${lost?.name}\\)\\s+mark phase complete`,

@@ -127,7 +127,7 @@ describe("config", () => {
   it.each([
     [
       { apiToken: TOKEN },
-      "Proxmox connection config: endpoint is required (config `endpoint` or PROXMOX_VE_ENDPOINT)",
+      "Proxmox connection config: endpoint is required (stack config `proxmox:endpoint`, or PROXMOX_VE_ENDPOINT)",
     ],
     [
       { endpoint: "ftp://x", apiToken: TOKEN },
@@ -139,16 +139,16 @@ describe("config", () => {
     ],
     [
       { endpoint: "https://pve1:8006" },
-      "Proxmox connection config: apiToken is required (config `apiToken`, PROXMOX_VE_API_TOKEN or PROXMOX_VE_API_TOKEN_FILE), " +
-        "or username and password for a password login (config `username` and `password`, or PROXMOX_VE_USERNAME and PROXMOX_VE_PASSWORD)",
+      "Proxmox connection config: apiToken is required (stack config `proxmox:apiToken` or `proxmox:apiTokenFile`, or PROXMOX_VE_API_TOKEN or PROXMOX_VE_API_TOKEN_FILE), " +
+        "or username and password for a password login (stack config `proxmox:username` and `proxmox:password`, or PROXMOX_VE_USERNAME and PROXMOX_VE_PASSWORD)",
     ],
     [
       { endpoint: "https://pve1:8006", username: "ops@pve" },
-      "Proxmox connection config: password is required with username (config `password` or PROXMOX_VE_PASSWORD)",
+      "Proxmox connection config: password is required with username (stack config `proxmox:password`, or PROXMOX_VE_PASSWORD)",
     ],
     [
       { endpoint: "https://pve1:8006", password: "pw" },
-      "Proxmox connection config: username is required with password (config `username` or PROXMOX_VE_USERNAME), e.g. root@pam",
+      "Proxmox connection config: username is required with password (stack config `proxmox:username`, or PROXMOX_VE_USERNAME), e.g. root@pam",
     ],
     [
       { endpoint: "https://pve1:8006", username: "root", password: "pw" },
