@@ -4,6 +4,7 @@ import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 import { runBin } from "./support";
+import { expectExitCode, expectFailure, expectSuccess } from "../support/command-result";
 
 const oneVm = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -82,7 +83,7 @@ describe("an interrupted up, recovered through the installed bin", () => {
 
     // The engine's own destroy does not know the VM: it succeeds and leaves it.
     const engineDestroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(engineDestroy.code, engineDestroy.stdout + engineDestroy.stderr).toBe(0);
+    expectSuccess(engineDestroy);
     const [vmid] = guestVms(sim);
     expect(guestVms(sim)).toHaveLength(1);
 
@@ -93,17 +94,17 @@ describe("an interrupted up, recovered through the installed bin", () => {
       PROXMOX_VE_CA_CERT: sim.caCertPem,
     };
     const listed = await runBin(["sweep", "--stack", "dev"], dir, sweepEnv);
-    expect(listed.code, listed.stdout + listed.stderr).toBe(0);
+    expectSuccess(listed);
     expect(listed.stdout).toMatch(
       new RegExp(`orphan\\s+vm\\s+VM ${vmid} on pve1 .*orphan of an interrupted run`),
     );
 
     const drift = await runBin(["drift", "--stack", "dev"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    expectExitCode(drift, 2);
     expect(drift.stdout).toContain("Run `pulumi-proxmox up --stack dev` to resume");
 
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(destroy.stdout).toContain("1 VM(s) of an interrupted run were not in the state");
     expect(destroy.stdout).toMatch(new RegExp(`deleted VM ${vmid} on pve1`));
     expect(guestVms(sim)).toEqual([]);
@@ -137,21 +138,21 @@ describe("an interrupted up, recovered through the installed bin", () => {
 
     // The engine alone refuses the VM it does not know.
     const plain = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(plain.code).not.toBe(0);
+    expectFailure(plain);
     expect(plain.stdout).toContain("adopt: true");
 
     const up = await runBin(["up", "--stack", "dev"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain("resuming 1 VM(s) an interrupted run left as pending creates");
     expect(up.stdout).toContain("resuming an interrupted create");
     expect(guestVms(sim)).toHaveLength(1);
     expect(seedIsos(sim)).toHaveLength(1);
 
     const clean = await runBin(["drift", "--stack", "dev"], dir, engine.env);
-    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+    expectSuccess(clean);
 
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
     expect(await providerProcessesIn(dir)).toBe("");

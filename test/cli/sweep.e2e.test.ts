@@ -9,6 +9,7 @@ import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 import { readJson, runBin } from "./support";
+import { expectExitCode, expectSuccess } from "../support/command-result";
 
 const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
@@ -87,7 +88,7 @@ describe("sweep through the installed bin", () => {
   it("lists exactly the orphans of the lost state in a dry run, deleting nothing", async () => {
     const file = path.join(dir, "dry.json");
     const sweep = await runBin(["sweep", "--stack", "dev", "--report", file], dir, env);
-    expect(sweep.code, sweep.stdout + sweep.stderr).toBe(0);
+    expectSuccess(sweep);
     const lost = vms["lost"];
     expect(sweep.stdout).toMatch(
       new RegExp(
@@ -110,7 +111,7 @@ describe("sweep through the installed bin", () => {
 
   it("refuses to run without a stack or a state file", async () => {
     const sweep = await runBin(["sweep", "--apply"], dir, env);
-    expect(sweep.code).toBe(1);
+    expectExitCode(sweep, 1);
     expect(sweep.stderr).toContain("sweep needs at least one --stack or --state-file");
     expect(guestVms(sim)).toHaveLength(3);
   });
@@ -122,7 +123,7 @@ describe("sweep through the installed bin", () => {
       dir,
       env,
     );
-    expect(sweep.code, sweep.stdout + sweep.stderr).toBe(0);
+    expectSuccess(sweep);
     const report = readJson<SweepReport>(file);
     expect(report.applied).toBe(true);
     expect(report.items.map((i) => [i.kind, i.action])).toEqual([
@@ -134,13 +135,13 @@ describe("sweep through the installed bin", () => {
     expect(seedIsos(sim)).toEqual([vms["keep"]?.seed]);
 
     const again = await runBin(["sweep", "--stack", "dev"], dir, env);
-    expect(again.code).toBe(0);
+    expectSuccess(again);
     expect(again.stdout).toContain("No orphans.");
   });
 
   it("leaves the stack whole: destroy removes its VM and nothing else", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([UNMARKED]);
     expect(seedIsos(sim)).toEqual([]);
   });

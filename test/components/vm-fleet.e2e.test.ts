@@ -5,6 +5,7 @@ import { readIso } from "../../simulator/guest/iso9660";
 import { driveVolume } from "../../simulator/model/vm-config";
 import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
+import { expectSuccess } from "../support/command-result";
 
 const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
@@ -37,7 +38,7 @@ describe("VmFleet through the real engine against the simulator", () => {
 
   it("creates three VMs spread round-robin over pve1 and pve2 with pulumi up", async () => {
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain("+ 5 created");
 
     const outputs = JSON.parse(
@@ -75,12 +76,12 @@ describe("VmFleet through the real engine against the simulator", () => {
 
   it("passes the drift check on the untouched fleet", async () => {
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("destroys the fleet: no VM and no seed left on the simulator", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(destroy.stdout).toContain("- 5 deleted");
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
@@ -119,7 +120,7 @@ describe("VmFleet with disks, two NICs, overrides and static addresses through t
     engine = engineEnv();
     dir = await proxmoxStack("fleet-addressed", addressedFleet, sim, engine);
     const count = await pulumi(["config", "set", "count", "2"], dir, engine.env);
-    expect(count.code, count.stderr).toBe(0);
+    expectSuccess(count);
   });
   afterAll(async () => {
     engine.cleanup();
@@ -128,7 +129,7 @@ describe("VmFleet with disks, two NICs, overrides and static addresses through t
 
   it("creates each member with the data disk, both NICs and its own address in its seed", async () => {
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     const [first = 0, second = 0] = await vmids();
     for (const vmid of [first, second]) {
       expect(String(configOf(vmid)["scsi1"])).toMatch(/^local-lvm:vm-\d+-disk-\d+,.*size=4G/);
@@ -152,7 +153,7 @@ describe("VmFleet with disks, two NICs, overrides and static addresses through t
       "10.10.0.201",
     ]);
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("adds a third member with the next address and changes nothing of the others", async () => {
@@ -160,7 +161,7 @@ describe("VmFleet with disks, two NICs, overrides and static addresses through t
     const configs = before.map((vmid) => JSON.stringify(configOf(vmid)));
     expect((await pulumi(["config", "set", "count", "3"], dir, engine.env)).code).toBe(0);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain("+ 1 created");
     expect(up.stdout).toContain("4 unchanged");
     expect(up.stdout).not.toMatch(/updated|replaced|deleted/);
@@ -174,7 +175,7 @@ describe("VmFleet with disks, two NICs, overrides and static addresses through t
 
   it("destroys the fleet: no VM, no disk and no seed left on the simulator", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
     const disks = sim.model.storages.flatMap((storage) =>

@@ -5,6 +5,7 @@ import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { configureProxmoxStack, guestVms } from "../e2e/support/proxmox-stack";
 import { copyExample, run, tsc } from "./support";
+import { expectExitCode, expectSuccess } from "../support/command-result";
 
 describe("examples/ci-drift against a single-vm stack on the simulator", () => {
   let sim: Simulator;
@@ -33,7 +34,7 @@ describe("examples/ci-drift against a single-vm stack on the simulator", () => {
 
   it("exits 0 and says so when Proxmox matches the program", async () => {
     const result = await driftCheck("--dir", program, "--stack", "dev");
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
     expect(result.stdout).toBe("drift check: stack dev matches Proxmox\n");
   });
 
@@ -42,7 +43,7 @@ describe("examples/ci-drift against a single-vm stack on the simulator", () => {
     sim.faults.stopVm(vmid ?? 0);
     const report = path.join(check, "drift.json");
     const result = await driftCheck("--dir", program, "--stack", "dev", "--report", report);
-    expect(result.code, result.stdout + result.stderr).toBe(2);
+    expectExitCode(result, 2);
     expect(result.stdout).toBe(
       [
         "drift check: 1 resource(s) of stack dev drifted",
@@ -63,7 +64,7 @@ describe("examples/ci-drift against a single-vm stack on the simulator", () => {
 
   it("exits 1 when the stack cannot be checked", async () => {
     const result = await driftCheck("--dir", path.join(check, "no-such-program"), "--stack", "dev");
-    expect(result.code).toBe(1);
+    expectExitCode(result, 1);
     expect(result.stderr).toMatch(/^drift check failed: /);
   });
 });

@@ -14,6 +14,7 @@ import {
 } from "../e2e/support/proxmox-stack";
 import { IMPORT_STORAGES } from "../simulator/support/image-server";
 import { copyExample } from "./support";
+import { expectSuccess } from "../support/command-result";
 
 interface Served {
   url: string;
@@ -53,7 +54,7 @@ describe("examples/demo (plain JavaScript) through the real engine against the s
   it("makes a template from the image, then web on pve1 and db on pve2 from it", async () => {
     expect(templateVms(sim)).toEqual([]);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain(`download on node pve1: 100% of ${served.bytes} bytes`);
     const outputs = JSON.parse(
       (await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout,
@@ -75,9 +76,9 @@ describe("examples/demo (plain JavaScript) through the real engine against the s
 
   it("passes the drift check, then destroy leaves no VM, template, image, seed or provider", async () => {
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(templateVms(sim)).toEqual([]);
     expect(importedImages(sim)).toEqual([]);

@@ -12,6 +12,7 @@ import {
 } from "../e2e/support/proxmox-stack";
 import { IMPORT_STORAGES, serveImages, type ImageServer } from "../simulator/support/image-server";
 import { copyExample } from "./support";
+import { expectSuccess } from "../support/command-result";
 
 const IMAGE = Buffer.alloc(512 * 1024, 5);
 const NEXT_IMAGE = Buffer.alloc(512 * 1024, 6);
@@ -54,7 +55,7 @@ describe("examples/from-cloud-image through the real engine against the simulato
   it("goes from a cluster with no template to a template, two full clones and a linked clone", async () => {
     expect(templateVms(sim)).toEqual([]);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toMatch(/download on node pve1: 100% of 524288 bytes/);
 
     const { templateVmid, image, serverVmids, runnerVmid } = await outputs();
@@ -71,7 +72,7 @@ describe("examples/from-cloud-image through the real engine against the simulato
 
   it("passes the drift check on the untouched stack", async () => {
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("replaces the template and the linked clone on a new image, create-first, and keeps the pinned full clones running", async () => {
@@ -79,7 +80,7 @@ describe("examples/from-cloud-image through the real engine against the simulato
     await setImage("/debian-12.1.qcow2", NEXT_IMAGE);
 
     const preview = await pulumi(["preview"], dir, engine.env);
-    expect(preview.code, preview.stdout + preview.stderr).toBe(0);
+    expectSuccess(preview);
     for (const name of ["debian-12", "runner"]) {
       expect(preview.stdout).toMatch(
         new RegExp(`\\+-\\s+pulumi-nodejs:dynamic/proxmox:\\w+ ${name} replace`),
@@ -99,7 +100,7 @@ describe("examples/from-cloud-image through the real engine against the simulato
     });
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
     stopWatching();
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(destroyed).toEqual([before.runnerVmid, before.templateVmid]);
 
     const after = await outputs();
@@ -112,12 +113,12 @@ describe("examples/from-cloud-image through the real engine against the simulato
     for (const vmid of after.serverVmids) expect(sim.model.vms.get(vmid)?.status).toBe("running");
     expect(guestVms(sim).sort()).toEqual([...after.serverVmids, after.runnerVmid].sort());
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("destroys the VMs, the template, its image and the seeds, and leaves no provider running", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(templateVms(sim)).toEqual([]);
     expect(importedImages(sim)).toEqual([]);

@@ -6,6 +6,7 @@ import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { workspaceDir } from "../e2e/support/paths";
 import { configureProxmoxStack, guestVms, seedIsos } from "../e2e/support/proxmox-stack";
 import { copyExample, readManifest } from "./support";
+import { expectSuccess } from "../support/command-result";
 
 describe("examples/single-vm through the real engine against the simulator", () => {
   let sim: Simulator;
@@ -33,7 +34,7 @@ describe("examples/single-vm through the real engine against the simulator", () 
 
   it("creates the VM from TypeScript with pulumi up and exports its address", async () => {
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain("+ 2 created");
 
     const outputs = JSON.parse(
@@ -55,12 +56,12 @@ describe("examples/single-vm through the real engine against the simulator", () 
 
   it("passes the drift check on the untouched stack", async () => {
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("destroys the VM and its seed", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });

@@ -10,6 +10,7 @@ import {
   type ProcessInfo,
 } from "../../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectSuccess } from "../../support/command-result";
 
 const oneVm = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -48,7 +49,7 @@ describe("a killed engine", () => {
     await untilNoneLeft(engine.marker);
 
     const again = await upAgain(dir, engine.env);
-    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expectSuccess(again);
     expect(guestVms(sim)).toHaveLength(1);
     expect(seedIsos(sim)).toHaveLength(1);
     const [vmid] = guestVms(sim);
@@ -56,7 +57,7 @@ describe("a killed engine", () => {
     await untilNoneLeft(engine.marker);
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
     await untilNoneLeft(engine.marker);

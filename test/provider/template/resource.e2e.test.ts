@@ -13,6 +13,7 @@ import {
   serveImages,
   type ImageServer,
 } from "../../simulator/support/image-server";
+import { expectFailure, expectSuccess } from "../../support/command-result";
 
 const IMAGE = Buffer.alloc(256 * 1024, 1);
 const NEXT_IMAGE = Buffer.alloc(256 * 1024, 2);
@@ -70,12 +71,12 @@ describe("CloudImageTemplate and a linked clone pinned to it, through the real e
 
   it("refuses the old template's delete while a pinned linked clone holds it, and every up says so until the pin goes", async () => {
     const up = await run("up", "--yes", "--skip-preview");
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     const before = await outputs();
 
     await setImage("/v2.qcow2", NEXT_IMAGE);
     const refused = await run("up", "--yes", "--skip-preview");
-    expect(refused.code).not.toBe(0);
+    expectFailure(refused);
     const held = `still has linked clones: VM ${before.runnerVmid} (runner-`;
     expect(refused.stdout).toContain(held);
     // The new template is made; the old one, its image and the pinned clone on it are left.
@@ -88,7 +89,7 @@ describe("CloudImageTemplate and a linked clone pinned to it, through the real e
 
     // Pulumi retries the failed delete at every up: nothing changes while the pin holds.
     const again = await run("up", "--yes", "--skip-preview");
-    expect(again.code).not.toBe(0);
+    expectFailure(again);
     expect(again.stdout).toContain(held);
     expect(templateVms(sim)).toHaveLength(2);
     expect(guestVms(sim)).toEqual([before.runnerVmid]);
@@ -109,15 +110,15 @@ describe("CloudImageTemplate and a linked clone pinned to it, through the real e
     );
 
     const next = await run("up", "--yes", "--skip-preview");
-    expect(next.code, next.stdout + next.stderr).toBe(0);
+    expectSuccess(next);
     expect(templateVms(sim)).toEqual([after.templateVmid]);
     expect(templateVms(sim)).not.toContain(oldTemplate);
     expect(importedImages(sim)).toHaveLength(1);
     const drift = await run("preview", "--refresh", "--expect-no-changes");
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
 
     const destroy = await run("destroy", "--yes", "--skip-preview");
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect([guestVms(sim), templateVms(sim), importedImages(sim)]).toEqual([[], [], []]);
   });
 });

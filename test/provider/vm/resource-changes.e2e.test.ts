@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { engineEnv, pulumi, requireFromWorkspace, type EngineEnv } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
 
 const program = (settings: { cores: number; packages: string[]; template: number }) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -28,7 +29,7 @@ describe("ProxmoxVm changes and drift through the real engine", () => {
     };
   const up = async () => {
     const result = await pulumi(["up", "--yes", "--skip-preview", "--refresh"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
     return result;
   };
   const driftCheck = () =>
@@ -75,7 +76,7 @@ describe("ProxmoxVm changes and drift through the real engine", () => {
   it("settles: an untouched stack shows zero changes three times in a row", async () => {
     for (let i = 0; i < 3; i++) {
       const drift = await driftCheck();
-      expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+      expectSuccess(drift);
     }
   });
 
@@ -96,12 +97,12 @@ describe("ProxmoxVm changes and drift through the real engine", () => {
   ])("detects a VM %s out of band, naming the property", async (_what, change, named) => {
     change((await outputs()).vmid);
     const drift = await driftCheck();
-    expect(drift.code).not.toBe(0);
+    expectFailure(drift);
     expect(drift.stdout).toMatch(named);
     expect(drift.stdout).toContain("ProxmoxVm");
     await up();
     const settled = await driftCheck();
-    expect(settled.code, settled.stdout + settled.stderr).toBe(0);
+    expectSuccess(settled);
   });
 
   it("reports drift in the automation API's preview result", async () => {

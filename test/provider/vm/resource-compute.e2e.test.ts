@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
 
 const program = (settings: { cores: number; rebootPolicy: "allow" | "never" }) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -32,7 +33,7 @@ describe("ProxmoxVm CPU, memory and lifecycle options through the real engine", 
     };
   const up = async () => {
     const result = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
     return result;
   };
   const driftCheck = () =>
@@ -63,7 +64,7 @@ describe("ProxmoxVm CPU, memory and lifecycle options through the real engine", 
     });
     expect(pending).toEqual([]);
     const drift = await driftCheck();
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("reports a change that waits for a reboot in the diff, the up, pendingChanges and the drift check", async () => {
@@ -79,7 +80,7 @@ describe("ProxmoxVm CPU, memory and lifecycle options through the real engine", 
     );
     expect(pending).toEqual(["cores"]);
     const drift = await driftCheck();
-    expect(drift.code).not.toBe(0);
+    expectFailure(drift);
     expect(drift.stdout).toMatch(/~ pulumi-nodejs:dynamic\/proxmox:ProxmoxVm: \(update\)/);
     expect(drift.stdout).toMatch(/cpu\s*:/);
   });
@@ -91,12 +92,12 @@ describe("ProxmoxVm CPU, memory and lifecycle options through the real engine", 
     expect(pending).toEqual([]);
     expect(sim.model.vms.get(vmid)?.config["cores"]).toBe(4);
     const drift = await driftCheck();
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("destroys the protected VM, leaving no VM and no seed", async () => {
     const destroyed = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroyed.code, destroyed.stdout + destroyed.stderr).toBe(0);
+    expectSuccess(destroyed);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
 
 const program = (disks: readonly Record<string, unknown>[]) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -32,7 +33,7 @@ describe("ProxmoxVm disks through the real engine", () => {
   const config = async () => sim.model.vms.get(await vmid())?.config ?? {};
   const up = async () => {
     const result = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
     return result;
   };
   const settles = async () => {
@@ -41,7 +42,7 @@ describe("ProxmoxVm disks through the real engine", () => {
       dir,
       engine.env,
     );
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   };
   const vmVolumes = (id: number) =>
     ["local-lvm", "shared"].flatMap((storage) =>
@@ -86,7 +87,7 @@ describe("ProxmoxVm disks through the real engine", () => {
   it("refuses a shrink in preview, naming the entry and both sizes, and changes nothing", async () => {
     write([boot, { ...data, sizeGiB: 6 }, { interface: "virtio0", sizeGiB: 2 }]);
     const preview = await pulumi(["preview"], dir, engine.env);
-    expect(preview.code).not.toBe(0);
+    expectFailure(preview);
     expect(preview.stdout + preview.stderr).toContain(
       "scsi1 was 12 GiB, so disks[1].sizeGiB must be 12 or more",
     );
@@ -101,7 +102,7 @@ describe("ProxmoxVm disks through the real engine", () => {
     await settles();
 
     const destroyed = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroyed.code, destroyed.stdout + destroyed.stderr).toBe(0);
+    expectSuccess(destroyed);
     expect(guestVms(sim)).toEqual([]);
     expect(vmVolumes(id)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);

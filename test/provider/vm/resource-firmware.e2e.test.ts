@@ -6,6 +6,7 @@ import { DEFAULT_TEMPLATES } from "../../../simulator/model/defaults";
 import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
 import { LOCAL_TEMPLATE } from "../../support/local-template";
+import { expectSuccess } from "../../support/command-result";
 
 interface Settings {
   readonly machine: string;
@@ -40,7 +41,7 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
     };
   const up = async () => {
     const result = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
     return result;
   };
   const driftCheck = () =>
@@ -86,7 +87,7 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
   it("settles: refresh and preview show zero changes three times in a row", async () => {
     for (let i = 0; i < 3; i++) {
       const drift = await driftCheck();
-      expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+      expectSuccess(drift);
     }
   });
 
@@ -102,7 +103,7 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
     expect(vm?.config).toMatchObject({ machine: "pc-q35-8.1", vga: "serial0" });
     expect(vm?.pending).toEqual({});
     const drift = await driftCheck();
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("replaces the linked clone with a full one when the clone mode changes", async () => {
@@ -120,7 +121,7 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
 
   it("destroys everything: no VM, no disk, no seed left", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(vmVolumes()).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);

@@ -9,6 +9,7 @@ import { leftoverProcesses } from "../../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
 import { TestClient, data } from "../../simulator/support/client";
 import { LOCAL_TEMPLATE } from "../../support/local-template";
+import { expectExitCode, expectSuccess } from "../../support/command-result";
 
 interface Settings {
   readonly dataGiB: number;
@@ -92,7 +93,7 @@ describe("an infra team's full program through the real engine", () => {
     };
   const up = async () => {
     const result = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
     return result.stdout + result.stderr;
   };
   const driftCheck = () =>
@@ -153,7 +154,7 @@ describe("an infra team's full program through the real engine", () => {
   it("settles: three refreshing previews in a row find zero changes", async () => {
     for (let i = 0; i < 3; i++) {
       const drift = await driftCheck();
-      expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+      expectSuccess(drift);
     }
   });
 
@@ -161,7 +162,7 @@ describe("an infra team's full program through the real engine", () => {
     const before = await outputs();
     write(CHANGED);
     const preview = await pulumi(["preview", "--diff"], dir, engine.env);
-    expect(preview.code, preview.stdout + preview.stderr).toBe(0);
+    expectSuccess(preview);
     for (const changed of [/~ memory\s*:/, /~ cpu\s*:/, /~ disks\s*:/, /~ networks\s*:/])
       expect(preview.stdout).toMatch(changed);
     expect(preview.stdout).toMatch(/~ pool\s*: "infra" => "apps"/);
@@ -190,7 +191,7 @@ describe("an infra team's full program through the real engine", () => {
 
     // The drift check names what waits: the VM does not run with it yet.
     const drift = await runBin(["drift", "--stack", "dev"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    expectExitCode(drift, 2);
     expect(drift.stdout).toMatch(/~ db \(.*\): update/);
     expect(drift.stdout).toMatch(/memory/);
     expect(drift.stdout).not.toMatch(/~ web /);
@@ -219,12 +220,12 @@ describe("an infra team's full program through the real engine", () => {
     expect(await members("apps")).toEqual([after.web]);
 
     const drift = await driftCheck();
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("destroys everything: no VM, disk, seed, lock, pool member or provider process left", async () => {
     const destroyed = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroyed.code, destroyed.stdout + destroyed.stderr).toBe(0);
+    expectSuccess(destroyed);
     expect(guestVms(sim)).toEqual([]);
     expect(guestVolumes()).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);

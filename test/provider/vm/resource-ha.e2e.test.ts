@@ -3,6 +3,7 @@ import { startSimulator, type Simulator } from "../../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
 import { leftoverProcesses, untilNoneLeft } from "../../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectSuccess } from "../../support/command-result";
 
 const oneVm = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -25,13 +26,13 @@ describe("ProxmoxVm under HA, through the real engine", () => {
     sim = await startSimulator({ haCrmDelayMs: 3_000 });
     const dir = await proxmoxStack("ha", oneVm, sim, engine);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     const [vmid] = guestVms(sim);
     expect(vmid).toBeDefined();
     sim.faults.putUnderHa(vmid ?? 0);
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(destroy.stdout).toMatch(/waiting for HA to report it stopped \(\d+ s\)/);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
@@ -41,6 +42,6 @@ describe("ProxmoxVm under HA, through the real engine", () => {
     expect(leftoverProcesses(engine.marker)).toEqual([]);
 
     const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
-    expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
+    expectSuccess(refresh);
   });
 });

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
 
 const program = (network: string) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -39,7 +40,7 @@ describe("ProxmoxVm input checks, through the real engine", () => {
     sim.clearRequestLog();
 
     const preview = await pulumi(["preview"], dir, engine.env);
-    expect(preview.code).not.toBe(0);
+    expectFailure(preview);
     // The engine prints nested values as {<nil>}; the property path and the rule are ours.
     expect(preview.stdout).toMatch(
       /property network\.nameservers\[0\] value \{.*\} has a problem: must be an IP address \(IPv4 or IPv6\)/,
@@ -50,7 +51,7 @@ describe("ProxmoxVm input checks, through the real engine", () => {
     expect(sim.requestLog).toEqual([]);
 
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code).not.toBe(0);
+    expectFailure(up);
     expect(up.stdout).toContain("network.nameservers[0]");
     expect(sim.requestLog).toEqual([]);
     expect(guestVms(sim)).toEqual([]);
@@ -60,11 +61,11 @@ describe("ProxmoxVm input checks, through the real engine", () => {
       program('{ nameservers: ["10.10.0.1"], ipv4: { address: "10.10.0.50/24" } }'),
     );
     const fixed = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
+    expectSuccess(fixed);
     expect(guestVms(sim)).toHaveLength(1);
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });

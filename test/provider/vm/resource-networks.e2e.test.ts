@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectSuccess } from "../../support/command-result";
 
 const program = (networks: readonly object[]) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -30,7 +31,7 @@ describe("ProxmoxVm with several NICs through the real engine", () => {
     };
   const up = async () => {
     const result = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
   };
   const driftCheck = () =>
     pulumi(["preview", "--refresh", "--expect-no-changes", "--diff"], dir, engine.env);
@@ -53,7 +54,7 @@ describe("ProxmoxVm with several NICs through the real engine", () => {
       /,bridge=vmbr1,tag=20,firewall=1,mtu=9000$/,
     );
     const drift = await driftCheck();
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("adds a NIC in place, on the same VMID, and settles", async () => {
@@ -67,12 +68,12 @@ describe("ProxmoxVm with several NICs through the real engine", () => {
     expect(after.ipv4).toHaveLength(3);
     expect(after.ipv4[2]).toBe("192.168.5.10");
     const drift = await driftCheck();
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("destroys the VM and its seed, leaving nothing", async () => {
     const result = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
 
 const oneVm = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -38,23 +39,23 @@ describe("a create that fails after the clone, through the real engine", () => {
       "error writing file: No space left on device",
     );
     const failed = await pulumi(up, dir, engine.env);
-    expect(failed.code).not.toBe(0);
+    expectFailure(failed);
     expect(failed.stdout).toContain("No space left on device");
     expect(guestVms(sim)).toHaveLength(1);
     expect(markPhase(sim)).toBe("creating");
 
     sim.faults.clear();
     const again = await pulumi(up, dir, engine.env);
-    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expectSuccess(again);
     expect(guestVms(sim)).toHaveLength(1);
     expect(seedIsos(sim)).toHaveLength(1);
     expect(markPhase(sim)).toBe("complete");
 
     const refresh = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
+    expectSuccess(refresh);
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });
@@ -63,15 +64,15 @@ describe("a create that fails after the clone, through the real engine", () => {
     const dir = await proxmoxStack("start-fails", oneVm, sim, engine);
     sim.faults.failTasks({ type: "qmstart", count: 1 }, "start failed: QEMU exited with code 1");
     const failed = await pulumi(up, dir, engine.env);
-    expect(failed.code).not.toBe(0);
+    expectFailure(failed);
     expect(failed.stdout).toContain("QEMU exited with code 1");
     expect(guestVms(sim)).toHaveLength(1);
 
     const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
-    expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
+    expectSuccess(refresh);
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });
