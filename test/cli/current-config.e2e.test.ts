@@ -9,6 +9,7 @@ import { leftoverProcesses } from "../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 import { runBin } from "./support";
 import { expectFailure, expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 const program = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -54,9 +55,7 @@ async function relayTo(
 }
 
 describe("after the CA file moves and proxmox:caCert follows it", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir } = useStack({ name: "cli-current-config", program });
   let oldCa: string;
   let vmid: number;
   let currentCa: string | undefined;
@@ -70,18 +69,11 @@ describe("after the CA file moves and proxmox:caCert follows it", () => {
     expectSuccess(set);
   };
   beforeAll(async () => {
-    sim = await startSimulator();
-    engine = engineEnv();
-    dir = await proxmoxStack("cli-current-config", program, sim, engine);
     oldCa = path.join(dir, "ca.pem"); // where proxmoxStack wrote the CA and pointed caCert
     const up = await runBin(["up", "--stack", "dev"], dir, engine.env);
     expectSuccess(up);
     [vmid] = guestVms(sim) as [number];
     await moveCa("moved");
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
   });
 
   it("plain pulumi refresh and destroy still read the CA path of the last up, and delete nothing", async () => {
@@ -123,16 +115,11 @@ describe("after the CA file moves and proxmox:caCert follows it", () => {
 });
 
 describe("after proxmox:endpoint changes to another address of the same cluster", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir } = useStack({ name: "cli-current-endpoint", program });
   let old: Awaited<ReturnType<typeof relayTo>>;
   let vmid: number;
   beforeAll(async () => {
-    sim = await startSimulator();
     old = await relayTo(sim.url);
-    engine = engineEnv();
-    dir = await proxmoxStack("cli-current-endpoint", program, sim, engine);
     const set = (value: string) =>
       pulumi(["config", "set", "proxmox:endpoint", value], dir, engine.env);
     expect((await set(old.url)).code).toBe(0);
@@ -142,11 +129,7 @@ describe("after proxmox:endpoint changes to another address of the same cluster"
     expect(old.connections()).toBeGreaterThan(0);
     expect((await set(sim.url)).code).toBe(0);
   });
-  afterAll(async () => {
-    engine.cleanup();
-    await old.close();
-    await sim.close();
-  });
+  afterAll(() => old.close());
 
   it("plain pulumi refresh still calls the old address", async () => {
     const before = old.connections();

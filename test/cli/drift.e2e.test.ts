@@ -1,11 +1,12 @@
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CommandReport } from "../../cli";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, requireFromWorkspace, type EngineEnv } from "../e2e/support/engine";
+import { startSimulator } from "../../simulator";
+import { pulumi, requireFromWorkspace } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 import { readJson, runBin } from "./support";
 import { expectExitCode, expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
@@ -16,19 +17,8 @@ exports.vmid = web.vmid;
 `;
 
 describe("drift, up and destroy through the installed bin", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir } = useStack({ name: "cli-drift", program });
   let vmid: number;
-  beforeAll(async () => {
-    sim = await startSimulator();
-    engine = engineEnv();
-    dir = await proxmoxStack("cli-drift", program, sim, engine);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
   const report = (name: string) => path.join(dir, `${name}.json`);
 
   it("up creates the stack's VM and exits 0 with an ok report", async () => {

@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
+import { describe, expect, it } from "vitest";
+import type { Simulator } from "../../simulator";
+import { pulumi } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 import { runBin } from "./support";
 import { expectExitCode, expectFailure, expectSuccess } from "../support/command-result";
+import { useEnginePerTest } from "../e2e/support/use-stack";
 
 const oneVm = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -57,15 +58,8 @@ function providerProcessesIn(dir: string): Promise<string> {
 }
 
 describe("an interrupted up, recovered through the installed bin", () => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
-  let engine: EngineEnv;
-  beforeEach(() => {
-    engine = engineEnv();
-  });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
 
   it("lists the VM of an up killed mid-clone as an orphan of an interrupted run, and destroy deletes it", async () => {
     sim = await startSimulator({ taskDurationsMs: { qmclone: 4_000 } });

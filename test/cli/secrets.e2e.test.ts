@@ -1,12 +1,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { CommandReport } from "../../cli";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
+import { pulumi } from "../e2e/support/engine";
+import { guestVms, seedIsos } from "../e2e/support/proxmox-stack";
 import { readJson, runBin } from "./support";
 import { expectExitCode, expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 const PASSWORD = "$6$rounds=4096$pp-salt$hashed-password-plaintext-marker";
 const FILE_SECRET = "write-files-content-plaintext-marker";
@@ -35,20 +35,11 @@ new ProxmoxVm("raw", {
 `;
 
 describe("cloud-init secrets through the real engine", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
-  beforeAll(async () => {
-    sim = await startSimulator();
-    engine = engineEnv();
-    dir = await proxmoxStack("cli-secrets", program(USER_DATA_SECRET), sim, engine);
-    const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    if (up.code !== 0) throw new Error(up.stdout + up.stderr);
+  const { sim, engine, dir, up } = useStack({
+    name: "cli-secrets",
+    program: program(USER_DATA_SECRET),
   });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
+  beforeAll(() => up());
 
   it("keeps the hashed password and the user-data out of the state, inputs and outputs", async () => {
     const exported = await pulumi(["stack", "export"], dir, engine.env);

@@ -5,11 +5,11 @@ import { HttpProxmoxApi } from "../../provider/pve/api/http-api";
 import { waitForTask } from "../../provider/pve/tasks/task-wait";
 import { parseConnectionConfig } from "../../provider/pve/config";
 import { buildVmSeed } from "../../provider/vm/steps/vm-seed";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
+import { exportedResources, pulumi } from "../e2e/support/engine";
+import { guestVms, seedIsos } from "../e2e/support/proxmox-stack";
 import { readJson, runBin } from "./support";
 import { expectExitCode, expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
@@ -20,26 +20,20 @@ new ProxmoxVm("lost", { node: "pve1", template: 9000 });
 `;
 
 describe("sweep through the installed bin", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir, up } = useStack({ name: "cli-sweep", program });
   let env: NodeJS.ProcessEnv;
   const vms: Record<string, { vmid: number; seed: string; name: string }> = {};
   let ghostSeed: string;
   const UNMARKED = 500;
 
   beforeAll(async () => {
-    sim = await startSimulator();
-    engine = engineEnv();
     env = {
       ...engine.env,
       PROXMOX_VE_ENDPOINT: sim.url,
       PROXMOX_VE_API_TOKEN: sim.apiToken,
       PROXMOX_VE_CA_CERT: sim.caCertPem,
     };
-    dir = await proxmoxStack("cli-sweep", program, sim, engine);
-    const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    if (up.code !== 0) throw new Error(up.stdout + up.stderr);
+    await up();
     for (const r of await exportedResources(dir, engine.env)) {
       if (r.type !== VM_TYPE || !r.outputs) continue;
       const name = String(r.outputs["vmName"]).startsWith("keep") ? "keep" : "lost";

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { startSimulator, type Simulator } from "../../simulator";
+import type { Simulator } from "../../simulator";
 import { readIso } from "../../simulator/guest/iso9660";
 import { driveVolume } from "../../simulator/model/vm-config";
-import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
+import { exportedResources, pulumi } from "../e2e/support/engine";
+import { guestVms, seedIsos } from "../e2e/support/proxmox-stack";
 import { expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
@@ -23,18 +24,10 @@ exports.names = pulumi.all(web.vms.map((vm) => vm.vmName));
 `;
 
 describe("VmFleet through the real engine against the simulator", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
-  beforeAll(async () => {
-    sim = await startSimulator({ listingLagMs: 500 });
-    engine = engineEnv();
-    dir = await proxmoxStack("fleet", fleetOfThree, sim, engine);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
+  const { sim, engine, dir } = useStack(
+    { name: "fleet", program: fleetOfThree },
+    { simulator: { listingLagMs: 500 } },
+  );
 
   it("creates three VMs spread round-robin over pve1 and pve2 with pulumi up", async () => {
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
@@ -105,9 +98,10 @@ exports.vmids = pulumi.all(db.vms.map((vm) => vm.vmid));
 `;
 
 describe("VmFleet with disks, two NICs, overrides and static addresses through the real engine", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir } = useStack(
+    { name: "fleet-addressed", program: addressedFleet },
+    { simulator: { bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" } } },
+  );
   const outputs = async () =>
     JSON.parse((await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout) as {
       vmids: number[];
@@ -116,15 +110,8 @@ describe("VmFleet with disks, two NICs, overrides and static addresses through t
   const vmids = async () => (await outputs()).vmids;
   const configOf = (vmid: number) => sim.model.vms.get(vmid)?.config ?? {};
   beforeAll(async () => {
-    sim = await startSimulator({ bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" } });
-    engine = engineEnv();
-    dir = await proxmoxStack("fleet-addressed", addressedFleet, sim, engine);
     const count = await pulumi(["config", "set", "count", "2"], dir, engine.env);
     expectSuccess(count);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
   });
 
   it("creates each member with the data disk, both NICs and its own address in its seed", async () => {

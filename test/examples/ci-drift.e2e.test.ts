@@ -1,35 +1,30 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
-import { configureProxmoxStack, guestVms } from "../e2e/support/proxmox-stack";
+import { beforeAll, describe, expect, it } from "vitest";
+import { guestVms } from "../e2e/support/proxmox-stack";
 import { copyExample, run, tsc } from "./support";
 import { expectExitCode, expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 describe("examples/ci-drift against a single-vm stack on the simulator", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let program: string;
+  const {
+    sim,
+    engine,
+    dir: program,
+    up,
+  } = useStack(
+    { dir: copyExample("single-vm") },
+    { simulator: { listingLagMs: 500 }, destroyAfter: true },
+  );
   let check: string;
   const driftCheck = (...args: string[]) =>
     run("node", [path.join(check, "bin", "index.js"), ...args], check, engine.env);
 
   beforeAll(async () => {
-    sim = await startSimulator({ listingLagMs: 500 });
-    engine = engineEnv();
-    program = copyExample("single-vm");
-    await configureProxmoxStack(program, sim, engine);
     check = copyExample("ci-drift");
     const build = await run("node", [tsc, "-p", check], check);
     if (build.code !== 0) throw new Error(`tsc failed: ${build.stdout}${build.stderr}`);
-    const up = await pulumi(["up", "--yes", "--skip-preview"], program, engine.env);
-    if (up.code !== 0) throw new Error(`pulumi up failed: ${up.stdout}${up.stderr}`);
-  });
-  afterAll(async () => {
-    await pulumi(["destroy", "--yes", "--skip-preview"], program, engine.env);
-    engine.cleanup();
-    await sim.close();
+    await up();
   });
 
   it("exits 0 and says so when Proxmox matches the program", async () => {

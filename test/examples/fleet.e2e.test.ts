@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
-import { configureProxmoxStack, guestVms } from "../e2e/support/proxmox-stack";
+import { describe, expect, it } from "vitest";
+import { pulumi } from "../e2e/support/engine";
+import { guestVms } from "../e2e/support/proxmox-stack";
 import { copyExample, readManifest, run, tsc } from "./support";
 import { expectFailure, expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 describe("examples/fleet against the packed package", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
-  beforeAll(async () => {
-    sim = await startSimulator();
-    engine = engineEnv();
-    dir = copyExample("fleet");
-    await configureProxmoxStack(dir, sim, engine);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
+  const { sim, engine, dir } = useStack({ dir: copyExample("fleet") });
 
   it("depends on pulumi-proxmox by name", () => {
     expect(readManifest("fleet").dependencies["pulumi-proxmox"]).toBe("^0.1.0");

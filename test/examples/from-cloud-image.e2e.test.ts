@@ -1,18 +1,12 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
+import { pulumi } from "../e2e/support/engine";
 import { leftoverProcesses, untilNoneLeft } from "../e2e/support/processes";
-import {
-  configureProxmoxStack,
-  guestVms,
-  importedImages,
-  seedIsos,
-  templateVms,
-} from "../e2e/support/proxmox-stack";
+import { guestVms, importedImages, seedIsos, templateVms } from "../e2e/support/proxmox-stack";
 import { IMPORT_STORAGES, serveImages, type ImageServer } from "../simulator/support/image-server";
 import { copyExample } from "./support";
 import { expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 const IMAGE = Buffer.alloc(512 * 1024, 5);
 const NEXT_IMAGE = Buffer.alloc(512 * 1024, 6);
@@ -26,10 +20,11 @@ interface Outputs {
 }
 
 describe("examples/from-cloud-image through the real engine against the simulator", () => {
-  let sim: Simulator;
+  const { sim, engine, dir } = useStack(
+    { dir: copyExample("from-cloud-image") },
+    { simulator: { storages: IMPORT_STORAGES, templates: [], defaultTaskMs: 50 } },
+  );
   let images: ImageServer;
-  let engine: EngineEnv;
-  let dir: string;
   const outputs = async (): Promise<Outputs> =>
     JSON.parse((await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout) as Outputs;
   const bootDisk = (vmid: number) => String(sim.model.vms.get(vmid)?.config["scsi0"]);
@@ -39,18 +34,10 @@ describe("examples/from-cloud-image through the real engine against the simulato
   };
 
   beforeAll(async () => {
-    sim = await startSimulator({ storages: IMPORT_STORAGES, templates: [], defaultTaskMs: 50 });
     images = await serveImages({ "/debian-12.qcow2": IMAGE, "/debian-12.1.qcow2": NEXT_IMAGE });
-    engine = engineEnv();
-    dir = copyExample("from-cloud-image");
-    await configureProxmoxStack(dir, sim, engine);
     await setImage("/debian-12.qcow2", IMAGE);
   });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-    await images.close();
-  });
+  afterAll(() => images.close());
 
   it("goes from a cluster with no template to a template, two full clones and a linked clone", async () => {
     expect(templateVms(sim)).toEqual([]);

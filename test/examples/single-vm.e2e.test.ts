@@ -1,27 +1,18 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
+import { describe, expect, it } from "vitest";
+import { pulumi } from "../e2e/support/engine";
 import { workspaceDir } from "../e2e/support/paths";
-import { configureProxmoxStack, guestVms, seedIsos } from "../e2e/support/proxmox-stack";
+import { guestVms, seedIsos } from "../e2e/support/proxmox-stack";
 import { copyExample, readManifest } from "./support";
 import { expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 describe("examples/single-vm through the real engine against the simulator", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
-  beforeAll(async () => {
-    sim = await startSimulator({ listingLagMs: 500 });
-    engine = engineEnv();
-    dir = copyExample("single-vm");
-    await configureProxmoxStack(dir, sim, engine);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
+  const { sim, engine, dir } = useStack(
+    { dir: copyExample("single-vm") },
+    { simulator: { listingLagMs: 500 } },
+  );
 
   it("depends on pulumi-proxmox by name, in a range the packed version satisfies", () => {
     const manifest = readManifest("single-vm");

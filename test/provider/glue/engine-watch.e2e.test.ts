@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, upAgain, type EngineEnv } from "../../e2e/support/engine";
+import { describe, expect, it } from "vitest";
+import type { Simulator } from "../../../simulator";
+import { pulumi, upAgain } from "../../e2e/support/engine";
 import {
   describeProcesses,
   leftoverProcesses,
@@ -11,6 +11,7 @@ import {
 } from "../../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
 import { expectSuccess } from "../../support/command-result";
+import { useEnginePerTest } from "../../e2e/support/use-stack";
 
 const oneVm = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -22,15 +23,8 @@ const isDynamicProvider = (p: ProcessInfo) => p.cmdline.includes("cmd/dynamic-pr
 const isLanguageHost = (p: ProcessInfo) => p.cmdline.includes("pulumi-language-nodejs");
 
 describe("a killed engine", () => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
-  let engine: EngineEnv;
-  beforeEach(() => {
-    engine = engineEnv();
-  });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
 
   it("leaves no provider or language host behind, and the next up finishes the VM", async () => {
     sim = await startSimulator({ taskDurationsMs: { qmclone: 8_000 } });

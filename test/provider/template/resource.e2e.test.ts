@@ -1,19 +1,14 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
-import {
-  guestVms,
-  importedImages,
-  proxmoxStack,
-  templateVms,
-} from "../../e2e/support/proxmox-stack";
+import { pulumi } from "../../e2e/support/engine";
+import { guestVms, importedImages, templateVms } from "../../e2e/support/proxmox-stack";
 import {
   IMPORT_STORAGES,
   serveImages,
   type ImageServer,
 } from "../../simulator/support/image-server";
 import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 
 const IMAGE = Buffer.alloc(256 * 1024, 1);
 const NEXT_IMAGE = Buffer.alloc(256 * 1024, 2);
@@ -40,10 +35,11 @@ exports.runnerVmid = runner.vmid;
 `;
 
 describe("CloudImageTemplate and a linked clone pinned to it, through the real engine", () => {
-  let sim: Simulator;
+  const { sim, engine, dir } = useStack(
+    { name: "pinned-linked-clone", program },
+    { simulator: { storages: IMPORT_STORAGES, templates: [], defaultTaskMs: 50 } },
+  );
   let images: ImageServer;
-  let engine: EngineEnv;
-  let dir: string;
   const run = (...args: string[]) => pulumi(args, dir, engine.env);
   const outputs = async () =>
     JSON.parse((await run("stack", "output", "--json")).stdout) as {
@@ -56,18 +52,11 @@ describe("CloudImageTemplate and a linked clone pinned to it, through the real e
   };
 
   beforeAll(async () => {
-    sim = await startSimulator({ storages: IMPORT_STORAGES, templates: [], defaultTaskMs: 50 });
     images = await serveImages({ "/v1.qcow2": IMAGE, "/v2.qcow2": NEXT_IMAGE });
-    engine = engineEnv();
-    dir = await proxmoxStack("pinned-linked-clone", program, sim, engine);
     await setImage("/v1.qcow2", IMAGE);
     await run("config", "set", "pin", "true");
   });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-    await images.close();
-  });
+  afterAll(() => images.close());
 
   it("refuses the old template's delete while a pinned linked clone holds it, and every up says so until the pin goes", async () => {
     const up = await run("up", "--yes", "--skip-preview");

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import type { Simulator } from "../../../simulator";
+import { pulumi } from "../../e2e/support/engine";
 import { untilNoneLeft } from "../../e2e/support/processes";
 import { proxmoxStack } from "../../e2e/support/proxmox-stack";
 import {
@@ -12,6 +12,7 @@ import {
   type ImageServer,
 } from "../../simulator/support/image-server";
 import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useEnginePerTest } from "../../e2e/support/use-stack";
 
 /** A CloudImageTemplate from a pre-signed URL, through the real engine and the simulator. */
 
@@ -32,20 +33,15 @@ exports.vmid = debian.vmid;
 `;
 
 describe("CloudImageTemplate with a pre-signed URL, through the real engine", () => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
   let images: ImageServer;
-  let engine: EngineEnv;
   beforeEach(async () => {
-    engine = engineEnv();
     images = await serveImages({ "/debian-12.qcow2": IMAGE });
     // Templates need 8.4 or later: pinned, whatever PVE_SIM_VERSION the suite runs under.
     sim = await startSimulator({ pveVersion: "8.4", defaultTaskMs: 20, storages: IMPORT_STORAGES });
   });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
-    await images.close();
-  });
+  afterEach(() => images.close());
 
   const imagesLeft = () =>
     sim.model

@@ -1,10 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, requireFromWorkspace, type EngineEnv } from "../../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { beforeAll, describe, expect, it } from "vitest";
+import { pulumi, requireFromWorkspace } from "../../e2e/support/engine";
+import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
 import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 
 const program = (settings: { cores: number; packages: string[]; template: number }) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -17,9 +17,10 @@ exports.seed = vm.seedVolid;
 `;
 
 describe("ProxmoxVm changes and drift through the real engine", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir } = useStack(
+    { name: "changes", program: program({ cores: 2, packages: ["curl"], template: 9000 }) },
+    { simulator: { listingLagMs: 300 }, destroyAfter: true },
+  );
   const write = (settings: Parameters<typeof program>[0]) =>
     fs.writeFileSync(path.join(dir, "index.js"), program(settings));
   const outputs = async () =>
@@ -35,22 +36,7 @@ describe("ProxmoxVm changes and drift through the real engine", () => {
   const driftCheck = () =>
     pulumi(["preview", "--refresh", "--expect-no-changes", "--diff"], dir, engine.env);
 
-  beforeAll(async () => {
-    sim = await startSimulator({ listingLagMs: 300 });
-    engine = engineEnv();
-    dir = await proxmoxStack(
-      "changes",
-      program({ cores: 2, packages: ["curl"], template: 9000 }),
-      sim,
-      engine,
-    );
-    await up();
-  });
-  afterAll(async () => {
-    await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    engine.cleanup();
-    await sim.close();
-  });
+  beforeAll(() => up());
 
   it("changes cores in place, on the same VMID", async () => {
     const before = await outputs();

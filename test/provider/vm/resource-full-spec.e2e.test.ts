@@ -1,15 +1,15 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
 import { DEFAULT_TEMPLATES } from "../../../simulator/model/defaults";
 import { runBin } from "../../cli/support";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import { pulumi } from "../../e2e/support/engine";
 import { leftoverProcesses } from "../../e2e/support/processes";
-import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
 import { TestClient, data } from "../../simulator/support/client";
 import { LOCAL_TEMPLATE } from "../../support/local-template";
 import { expectExitCode, expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 
 interface Settings {
   readonly dataGiB: number;
@@ -80,10 +80,17 @@ const CHANGED: Settings = {
 };
 
 describe("an infra team's full program through the real engine", () => {
-  let sim: Simulator;
+  const { sim, engine, dir } = useStack(
+    { name: "full-spec", program: program(FIRST) },
+    {
+      simulator: {
+        guestBootMs: 20,
+        templates: [...DEFAULT_TEMPLATES, LOCAL_TEMPLATE],
+        bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" },
+      },
+    },
+  );
   let admin: TestClient;
-  let engine: EngineEnv;
-  let dir: string;
   const write = (s: Settings) => fs.writeFileSync(path.join(dir, "index.js"), program(s));
   const outputs = async () =>
     JSON.parse((await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout) as {
@@ -110,21 +117,10 @@ describe("an infra team's full program through the real engine", () => {
   const seen: number[] = [];
 
   beforeAll(async () => {
-    sim = await startSimulator({
-      guestBootMs: 20,
-      templates: [...DEFAULT_TEMPLATES, LOCAL_TEMPLATE],
-      bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" },
-    });
     admin = new TestClient(sim);
     for (const poolid of ["infra", "apps"]) await admin.call("POST", "/pools", { poolid });
-    engine = engineEnv();
-    dir = await proxmoxStack("full-spec", program(FIRST), sim, engine);
   });
-  afterAll(async () => {
-    engine.cleanup();
-    await admin.close();
-    await sim.close();
-  });
+  afterAll(() => admin.close());
 
   it("creates both VMs as declared: placement, disks, NICs, firmware, lifecycle and pool", async () => {
     await up();

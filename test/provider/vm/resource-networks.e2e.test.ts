@@ -1,10 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { describe, expect, it } from "vitest";
+import { pulumi } from "../../e2e/support/engine";
+import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
 import { expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 
 const program = (networks: readonly object[]) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -21,9 +21,10 @@ const twoNics = [{ bridge: "vmbr0" }, { bridge: "vmbr1", vlan: 20, firewall: tru
 const threeNics = [...twoNics, { bridge: "vmbr1", ipv4: { address: "192.168.5.10/24" } }];
 
 describe("ProxmoxVm with several NICs through the real engine", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir } = useStack(
+    { name: "networks", program: program(twoNics) },
+    { simulator: { bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" } } },
+  );
   const outputs = async () =>
     JSON.parse((await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout) as {
       vmid: number;
@@ -35,16 +36,6 @@ describe("ProxmoxVm with several NICs through the real engine", () => {
   };
   const driftCheck = () =>
     pulumi(["preview", "--refresh", "--expect-no-changes", "--diff"], dir, engine.env);
-
-  beforeAll(async () => {
-    sim = await startSimulator({ bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" } });
-    engine = engineEnv();
-    dir = await proxmoxStack("networks", program(twoNics), sim, engine);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
 
   it("creates both NICs and reports both addresses, then refreshes with no changes", async () => {
     await up();

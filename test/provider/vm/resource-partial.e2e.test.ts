@@ -1,8 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Simulator } from "../../../simulator";
+import { pulumi } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
 import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useEnginePerTest } from "../../e2e/support/use-stack";
 
 const oneVm = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -20,15 +21,10 @@ function markPhase(sim: Simulator): string | undefined {
 }
 
 describe("a create that fails after the clone, through the real engine", () => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
-  let engine: EngineEnv;
   beforeEach(async () => {
-    engine = engineEnv();
     sim = await startSimulator();
-  });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
   });
 
   it("is finished by the next up when the seed upload failed, then refreshes and destroys", async () => {

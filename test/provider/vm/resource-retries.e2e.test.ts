@@ -1,9 +1,10 @@
 import * as fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import { describe, expect, it } from "vitest";
+import type { Simulator } from "../../../simulator";
+import { pulumi } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
 import { expectSuccess } from "../../support/command-result";
+import { useEnginePerTest } from "../../e2e/support/use-stack";
 
 const twoVms = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -29,15 +30,8 @@ function processesOf(backendDir: string): number[] {
 }
 
 describe("ProxmoxVm with transient faults, through the real engine", () => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
-  let engine: EngineEnv;
-  beforeEach(() => {
-    engine = engineEnv();
-  });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
 
   it("finishes up despite a 596 on the listing and a dropped clone POST, then destroys all", async () => {
     sim = await startSimulator({ listingLagMs: 200 });

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { describe, expect, it } from "vitest";
+import { exportedResources, pulumi } from "../../e2e/support/engine";
+import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
 import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 
 const VM_TYPE = "pulumi-nodejs:dynamic/proxmox:ProxmoxVm";
 
@@ -18,18 +18,10 @@ exports.db = { vmid: db.vmid, ip: db.ipv4Addresses, node: db.currentNode };
 `;
 
 describe("ProxmoxVm through the real engine against the simulator", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
-  beforeAll(async () => {
-    sim = await startSimulator({ listingLagMs: 500 });
-    engine = engineEnv();
-    dir = await proxmoxStack("two-vms", twoVms, sim, engine);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
+  const { sim, engine, dir } = useStack(
+    { name: "two-vms", program: twoVms },
+    { simulator: { listingLagMs: 500 } },
+  );
 
   it("creates two VMs with pulumi up and reports their addresses", async () => {
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
