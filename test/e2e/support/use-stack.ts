@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { startSimulator, type Simulator, type SimulatorOptions } from "../../../simulator";
 import { expectSuccess } from "../../support/command-result";
+import { startedLater } from "../../support/started-later";
 import { engineEnv, pulumi, writeProgram, type CliResult, type EngineEnv } from "./engine";
 import { configureProxmoxStack } from "./proxmox-stack";
 
@@ -89,19 +90,4 @@ export function useEnginePerTest(): EnginePerTest {
       return sim;
     },
   };
-}
-
-/**
- * Stands for an object a hook creates, so that the describe block can hand it to its tests as
- * a plain variable; each use reads the current one, and a use before the hook ran says so.
- */
-function startedLater<T extends object>(what: string, current: () => T | undefined): T {
-  return new Proxy({} as T, {
-    get(_target, key) {
-      const value = current();
-      if (value === undefined) throw new Error(`${what} is used before its hook started it`);
-      const member: unknown = Reflect.get(value, key, value);
-      return typeof member === "function" ? (member as () => unknown).bind(value) : member;
-    },
-  });
 }
