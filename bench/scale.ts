@@ -8,6 +8,7 @@
 //   npm run bench:scale
 //   SCALE_SIZES=10,50 SCALE_PARALLEL=64 SCALE_LATENCY_MS=20 npm run bench:scale
 //   SCALE_HEAVY_TASKS=2 npm run bench:scale   # proxmox:heavyTasksPerNode (default: unset)
+//   SCALE_STORAGE_MIBPS=1024 [SCALE_CLONE=linked] npm run bench:scale  # storage bandwidth model
 //
 // Exits non-zero only when it cannot run (a failed `up` or `destroy`), never on a timing.
 import { performance } from "node:perf_hooks";
@@ -29,7 +30,21 @@ const LATENCY_MS = Number(process.env["SCALE_LATENCY_MS"] ?? 20);
 const API_WORKERS = Number(process.env["SCALE_API_WORKERS"] ?? 3);
 /** `proxmox:heavyTasksPerNode` for the VM stacks; unset leaves the provider's default. */
 const HEAVY_TASKS = process.env["SCALE_HEAVY_TASKS"];
-const SIM_OPTIONS = scaleSimulatorOptions({ latencyMs: LATENCY_MS, apiWorkers: API_WORKERS });
+/** MiB/s of every image storage, shared by the copies on it; unset: a clone takes 3 s whatever. */
+const STORAGE_MIBPS = process.env["SCALE_STORAGE_MIBPS"];
+/** `linked` clones copy nothing; `full` (the default) copies the template's disk. */
+const LINKED = process.env["SCALE_CLONE"] === "linked";
+const SIM_OPTIONS = {
+  ...scaleSimulatorOptions({ latencyMs: LATENCY_MS, apiWorkers: API_WORKERS }),
+  ...(STORAGE_MIBPS === undefined
+    ? {}
+    : {
+        storageBandwidthMiBps: {
+          shared: Number(STORAGE_MIBPS),
+          "local-lvm": Number(STORAGE_MIBPS),
+        },
+      }),
+};
 const REFRESH_SIZE = Math.max(...SIZES);
 const DESTROY_SIZE = SIZES.includes(50) ? 50 : Math.max(...SIZES);
 
@@ -45,7 +60,7 @@ for (let i = 0; i < ${count}; i++) {
     node: onPve2 ? "pve2" : "pve1",
     template: onPve2 ? 9001 : 9000,
     cores: 1,
-    memory: 512,
+    memory: 512,${LINKED ? "\n    clone: { full: false }," : ""}
     cloudInit: { packages: ["htop"] },
   });
 }
@@ -100,6 +115,21 @@ function expectedSlowestPathMs(steps: readonly number[], n: number, trials = 200
     sum += slowest;
   }
   return sum / trials;
+}
+
+/**
+ * With a storage bandwidth, no provider finishes N full clones before the one shared storage
+ * has copied N template disks (both templates' disks are on \`shared\`), plus the rest of the
+ * last VM's path; linked clones copy nothing, so their floor stays the drawn paths'.
+ */
+function storageFloorS(sim: Simulator, n: number, steps: readonly number[]): number {
+  if (STORAGE_MIBPS === undefined || LINKED) return 0;
+  const disk = sim.model
+    .volumes("pve1", "shared")
+    .find((v) => v.volid === "shared:base-9000-disk-0");
+  const copyAllS = (n * (disk?.size ?? 0)) / 1024 ** 2 / Number(STORAGE_MIBPS);
+  const restS = (steps.reduce((a, b) => a + b, 0) - (TASK_BASE_MS["qmclone"] ?? 0)) / 1000;
+  return copyAllS + restS;
 }
 
 interface Measured {
@@ -213,7 +243,16 @@ it("measures T1, N-VM ups, a refresh and a destroy, and prints the table", async
     const noopOne = await proxmoxStack("noop-1", noopProgram(1), sim, engine);
     const engineOne = await measure(sim, engine, noopOne, up);
     await measure(sim, engine, noopOne, destroy);
-    const onePathS = expectedSlowestPathMs(pathSteps, 1) / 1000;
+    const onePathS = Math.max(
+      expectedSlowestPathMs(pathSteps, 1) / 1000,
+      storageFloorS(sim, 1, pathSteps),
+    );
+    row(
+      "storage",
+      STORAGE_MIBPS === undefined
+        ? "no bandwidth model: a clone takes 3 s (SCALE_STORAGE_MIBPS=n to share n MiB/s per storage)"
+        : `${STORAGE_MIBPS} MiB/s per storage, shared by the copies on it; ${LINKED ? "linked" : "full"} clones`,
+    );
     row("T1: up of 1 VM", `${t1.seconds.toFixed(1)} s`);
     row(
       "  floor: the engine alone + the VM's PVE tasks and boot",
@@ -239,7 +278,10 @@ it("measures T1, N-VM ups, a refresh and a destroy, and prints the table", async
       // the N paths the simulator draws, against the same for one VM.
       const noop = await proxmoxStack(`noop-${size}`, noopProgram(size), sim, engine);
       const engineN = await measure(sim, engine, noop, up);
-      const slowestS = expectedSlowestPathMs(pathSteps, size) / 1000;
+      const slowestS = Math.max(
+        expectedSlowestPathMs(pathSteps, size) / 1000,
+        storageFloorS(sim, size, pathSteps),
+      );
       const floorS = engineN.seconds + slowestS;
       row(
         `  floor: the engine alone + the slowest of ${size} drawn paths`,

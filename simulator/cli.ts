@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
+import { conformanceMain } from "./conformance/command.js";
 import { startSimulator } from "./index.js";
 import { CONTENT_TYPES, DEFAULT_STORAGES } from "./model/defaults.js";
 import type { StorageSeed } from "./model/types.js";
@@ -22,8 +23,13 @@ const USAGE = `pve-sim: a Proxmox VE API simulator (loopback only)
   --request-latency-ms <n>  time each request holds its node's worker (default 0)
   --task-jitter <f>     task and boot durations drawn from d × (1 ± f) (default 0.3)
   --no-templates        start without the two pre-made templates (a cluster nobody set up)
+  --storage-bandwidth <storage>=<MiB/s>  share this bandwidth among the copies (full clones,
+                        disk moves) running on a storage (repeatable; default: none, fixed durations)
+  --storage-alloc-ms <n>  how long a volume allocation holds its storage's lock (default 0)
   --storage-content <storage>=<types>  a storage's content types, as \`pvesm set --content\`
                         sets them, e.g. local=iso,vztmpl,backup,import (repeatable)
+
+  pve-sim conformance --help   record a real cluster and compare it with the simulator
 
 Prints one JSON line when ready: {"url","caFile","apiToken","rootPassword","adminUrl"}.`;
 
@@ -45,6 +51,8 @@ async function main(): Promise<void> {
       "task-jitter": { type: "string" },
       "no-templates": { type: "boolean" },
       "storage-content": { type: "string", multiple: true },
+      "storage-bandwidth": { type: "string", multiple: true },
+      "storage-alloc-ms": { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -71,6 +79,8 @@ async function main(): Promise<void> {
     taskJitter: Number(values["task-jitter"] ?? 0.3),
     ...(values["no-templates"] === true ? { templates: [] } : {}),
     storages: withContent(DEFAULT_STORAGES, values["storage-content"] ?? []),
+    storageBandwidthMiBps: bandwidths(values["storage-bandwidth"] ?? []),
+    storageAllocMs: Number(values["storage-alloc-ms"] ?? 0),
     ...(taskMs === undefined
       ? { taskDurationsMs: REALISTIC_TASK_MS, defaultTaskMs: 1000 }
       : { defaultTaskMs: taskMs }),
@@ -99,6 +109,23 @@ async function main(): Promise<void> {
   );
 }
 
+/** `<storage>=<MiB/s>` settings as a map; a wrong one throws, naming it. */
+function bandwidths(settings: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const setting of settings) {
+    const [storage = "", mibps = ""] = setting.split("=", 2);
+    const value = Number(mibps);
+    if (!DEFAULT_STORAGES.some((s) => s.storage === storage) || !(value > 0)) {
+      const known = DEFAULT_STORAGES.map((s) => s.storage).join(", ");
+      throw new Error(
+        `--storage-bandwidth ${setting}: expected <storage>=<MiB/s> with a storage of ${known}`,
+      );
+    }
+    out[storage] = value;
+  }
+  return out;
+}
+
 /** The storages with each `<storage>=<type,type>` setting applied; a wrong one throws, naming it. */
 function withContent(storages: readonly StorageSeed[], settings: readonly string[]): StorageSeed[] {
   const content = new Map<string, string[]>();
@@ -120,7 +147,11 @@ function withContent(storages: readonly StorageSeed[], settings: readonly string
   return storages.map((s) => ({ ...s, content: content.get(s.storage) ?? s.content }));
 }
 
-main().catch((err: unknown) => {
+const run: Promise<void> =
+  process.argv[2] === "conformance"
+    ? conformanceMain(process.argv.slice(3)).then((code) => process.exit(code))
+    : main();
+run.catch((err: unknown) => {
   process.stderr.write(`pve-sim: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

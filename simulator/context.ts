@@ -1,3 +1,4 @@
+import type { StorageIo } from "./model/storage-io.js";
 import type { TicketAuthority } from "./auth/tickets.js";
 import type { TokenStore } from "./auth/tokens.js";
 import type { IpPools } from "./guest/ip-pools.js";
@@ -25,6 +26,8 @@ export interface SimContext {
   readonly tokens: TokenStore;
   readonly tickets: TicketAuthority;
   readonly flocks: FlockTable;
+  /** Storage bandwidth shared by running copies, and each storage's allocation lock. */
+  readonly storageIo: StorageIo;
   readonly pools: IpPools;
   readonly requestFaults: RequestFault[];
   /** Each node's API workers: a routed request runs its handler on one of them. */

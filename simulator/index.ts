@@ -1,3 +1,4 @@
+import { STORAGE_LOCK_TIMEOUT_MS, StorageIo } from "./model/storage-io.js";
 import { writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
@@ -131,6 +132,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     tokens,
     tickets: new TicketAuthority(opts.ticketLifetimeMs),
     flocks: new FlockTable(),
+    storageIo: new StorageIo({
+      bandwidthMiBps: opts.storageBandwidthMiBps,
+      allocMs: opts.storageAllocMs,
+      lockTimeoutMs: STORAGE_LOCK_TIMEOUT_MS,
+      sleep: (ms) => tasks.sleep(ms),
+    }),
     pools,
     requestFaults,
     workers: new NodeWorkers(opts.apiWorkers),

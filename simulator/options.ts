@@ -73,6 +73,13 @@ export interface SimulatorOptions {
   readonly defaultTaskMs?: number;
   /** How far `/cluster/resources` lags real state (pvestatd). Default 0; the CLI uses 1000. */
   readonly listingLagMs?: number;
+  /**
+   * MiB/s per storage id, shared by the copies running on it (full clones, disk moves); a
+   * storage not listed copies in its task's fixed duration (the default: no storage listed).
+   */
+  readonly storageBandwidthMiBps?: Readonly<Record<string, number>>;
+  /** How long one volume allocation holds its storage's lock (default 0). */
+  readonly storageAllocMs?: number;
   /** Delay from the end of a start task to the guest agent answering. Default 100 ms. */
   readonly guestBootMs?: number;
   /** How long the HA CRM takes to act on a requested state (real PVE: ~10 s). Default 200 ms. */
@@ -167,6 +174,8 @@ export interface ResolvedOptions {
   readonly apiWorkers: number;
   readonly requestLatencyMs: number;
   readonly taskJitter: number;
+  readonly storageBandwidthMiBps: Readonly<Record<string, number>>;
+  readonly storageAllocMs: number;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -193,6 +202,8 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     taskDurationsMs: options.taskDurationsMs ?? {},
     defaultTaskMs: options.defaultTaskMs ?? 50,
     listingLagMs: options.listingLagMs ?? 0,
+    storageBandwidthMiBps: options.storageBandwidthMiBps ?? {},
+    storageAllocMs: options.storageAllocMs ?? 0,
     guestBootMs: options.guestBootMs ?? 100,
     haCrmDelayMs: options.haCrmDelayMs ?? 200,
     haPlacement: options.haPlacement ?? profile.haPlacement,

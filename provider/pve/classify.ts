@@ -74,7 +74,8 @@ const FAMILIES: readonly Family[] = [
   { code: "UNAVAILABLE", transient: true, pattern: /cluster not ready - no quorum\?/ },
   // API2/Qemu/Agent.pm: "QEMU guest agent is not running" (guest-ping failed).
   { code: "UNAVAILABLE", transient: true, pattern: /QEMU guest agent is not running/ },
-  // Generic "<thing> does not exist" (Telmate matches the suffix, bpg the substring).
+  // Generic "<thing> does not exist", the end of PVE's not-found dies (pve-storage
+  // storage_config: "storage 'x' does not exist").
   { code: "NOT_FOUND", transient: false, pattern: / does not exist$/m },
   // Any other "... got timeout" (QemuServer.pm vm_stop: "VM quit/powerdown failed - got timeout").
   { code: "TIMEOUT", transient: true, pattern: /got timeout$/m },
@@ -391,7 +392,7 @@ export function classify(
     );
   }
   // Any other 500 is a die in the handler (RESTEnvironment/Exception.pm): the same request dies
-  // the same way, so it is permanent. Retrying such errors forever was an anchor's worst bug.
+  // the same way, so it is permanent: retrying it forever would hide the cause from the user.
   return new PermanentError(
     "SERVER",
     `${request}${at(target)} failed on the server (${status} ${pve}). Retrying the same request will ` +

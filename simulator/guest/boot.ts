@@ -1,5 +1,13 @@
 import type { SimContext } from "../context.js";
 import type { GuestInterface, VmRecord } from "../model/types.js";
+import {
+  cloudinitDrive,
+  cloudinitFormat,
+  nicConfigs,
+  sshKeyLines,
+  userData,
+} from "../model/cloudinit.js";
+import { isCloudinitVolume } from "../model/drive-format.js";
 import { driveVolume, parsePropertyString } from "../model/vm-config.js";
 import { IsoError, readIso } from "./iso9660.js";
 import { parse, YAMLError } from "yaml";
@@ -132,55 +140,131 @@ function installsAgent(userData: Buffer | undefined): boolean {
   return packages.some((p) => (Array.isArray(p) ? p[0] : p) === "qemu-guest-agent");
 }
 
+/** What the guest's cloud-init read from one seed. */
+interface Seed {
+  hostname?: string;
+  network?: unknown;
+  installsAgent: boolean;
+  user?: { name: string; sshKeys: string[] };
+}
+
+/** The user and keys a user-data document configures (its top-level `user`, `ssh_authorized_keys`). */
+function userOf(doc: Record<string, unknown> | undefined): Seed["user"] {
+  const user = doc?.["user"];
+  const name = typeof user === "string" ? user : asMap(user)?.["name"];
+  const keys = doc?.["ssh_authorized_keys"];
+  if (typeof name !== "string" && !Array.isArray(keys)) return undefined;
+  return {
+    name: typeof name === "string" ? name : "default",
+    sshKeys: Array.isArray(keys) ? keys.map(String) : [],
+  };
+}
+
+/** Our provider's NoCloud seed ISO in ide2; a problem is thrown as a seed error. */
+function readIsoSeed(sim: SimContext, vm: VmRecord, volid: string): Seed {
+  const volume = sim.cluster.volume(vm.node, volid);
+  if (volume?.data === undefined)
+    throw new IsoError(`seed volume '${volid}' has no readable content`);
+  const iso = readIso(volume.data);
+  if (iso.volumeId.toLowerCase() !== "cidata")
+    throw new IsoError(`volume label '${iso.volumeId}' is not 'cidata'`);
+  const meta = iso.files.get("meta-data");
+  if (meta === undefined) throw new IsoError("no meta-data file on the seed");
+  const name = asMap(loadYaml(meta.toString("utf8")))?.["local-hostname"];
+  const userData = iso.files.get("user-data");
+  const seed: Seed = {
+    installsAgent: installsAgent(userData),
+    ...(typeof name === "string" ? { hostname: name } : {}),
+  };
+  const user = userOf(
+    userData === undefined ? undefined : asMap(loadYaml(userData.toString("utf8"))),
+  );
+  if (user !== undefined) seed.user = user;
+  const net = iso.files.get("network-config");
+  if (net !== undefined) {
+    const parsed = asMap(loadYaml(net.toString("utf8")));
+    // Accept both the bare v2 document and the `network:` wrapped form.
+    const config = asMap(parsed?.["network"]) ?? parsed;
+    if (config?.["version"] !== 2)
+      throw new SeedError(`unsupported network-config version '${String(config?.["version"])}'`);
+    seed.network = config;
+  }
+  return seed;
+}
+
 /**
- * Reads the NoCloud seed in ide2 (if any); a problem is recorded as `seedError`, not thrown.
- * Answers whether the booted guest has an agent, per the `guest.agent` option.
+ * PVE's own cloud-init drive, as qemu-server generates it at start: the hostname, user and keys
+ * of `cloudinit_userdata`, and one `ethernets` entry per NIC with an `ipconfigN` (matched by
+ * MAC; `dhcp` leases, a CIDR is taken as given), in the shape `configureNics` reads.
+ */
+function pveSeed(sim: SimContext, vm: VmRecord): Seed {
+  const release = sim.options.profile.pveVersion;
+  const doc = asMap(loadYaml(userData(vm.config, vm.vmid, release)));
+  const ethernets: Record<string, unknown> = {};
+  for (const [id, ip, mac] of nicConfigs(vm.config)) {
+    const addresses = [ip.ip, ip.ip6].filter(
+      (a): a is string => a !== undefined && a.includes("/"),
+    );
+    ethernets[`net${id}`] = {
+      match: { macaddress: mac.toLowerCase() },
+      dhcp4: ip.ip === "dhcp",
+      addresses,
+    };
+  }
+  const hostname = doc?.["hostname"];
+  const seed: Seed = { network: { version: 2, ethernets }, installsAgent: false };
+  if (typeof hostname === "string") seed.hostname = hostname;
+  const user = userOf(doc);
+  seed.user = { name: user?.name ?? "default", sshKeys: sshKeyLines(vm.config) };
+  return seed;
+}
+
+/** A CD-ROM drive's place among the guest's optical devices (/dev/sr0, sr1…). */
+function deviceOrder(key: string): number {
+  const match = /^(ide|sata|scsi)(\d+)$/.exec(key);
+  const bus = ["ide", "sata", "scsi"].indexOf(match?.[1] ?? "");
+  return bus * 100 + Number(match?.[2] ?? 0);
+}
+
+/**
+ * Boots the guest: reads the NoCloud seed in ide2 (a problem is recorded as `seedError`, not
+ * thrown) and PVE's cloud-init drive. With both, cloud-init's NoCloud datasource takes the
+ * `cidata` device that sorts last (`devlist.sort(reverse=True)` in DataSourceNoCloud's
+ * `_get_data`): the later optical device; a configdrive2 or opennebula drive loses to any
+ * NoCloud seed (NoCloud comes first in cloud-init's datasource list). Answers whether the
+ * booted guest has an agent, per the `guest.agent` option.
  */
 export function bootGuest(sim: SimContext, vm: VmRecord): { agentInstalled: boolean } {
-  let fromUserData = false;
   const nics = nicsOf(vm);
   const ide2 = vm.config["ide2"];
   const volid = ide2 === undefined ? undefined : driveVolume(String(ide2));
-  let hostname: string | undefined;
-  let network: unknown;
   delete vm.guest.seedError;
-  if (volid !== undefined) {
+  let iso: Seed | undefined;
+  if (volid !== undefined && !isCloudinitVolume(volid)) {
     try {
-      const volume = sim.cluster.volume(vm.node, volid);
-      if (volume?.data === undefined)
-        throw new IsoError(`seed volume '${volid}' has no readable content`);
-      const iso = readIso(volume.data);
-      if (iso.volumeId.toLowerCase() !== "cidata")
-        throw new IsoError(`volume label '${iso.volumeId}' is not 'cidata'`);
-      const meta = iso.files.get("meta-data");
-      if (meta === undefined) throw new IsoError("no meta-data file on the seed");
-      const parsedMeta = asMap(loadYaml(meta.toString("utf8")));
-      const name = parsedMeta?.["local-hostname"];
-      if (typeof name === "string") hostname = name;
-      fromUserData = installsAgent(iso.files.get("user-data"));
-      const net = iso.files.get("network-config");
-      if (net !== undefined) {
-        const parsed = asMap(loadYaml(net.toString("utf8")));
-        // Accept both the bare v2 document and the `network:` wrapped form.
-        const config = asMap(parsed?.["network"]) ?? parsed;
-        if (config?.["version"] !== 2)
-          throw new SeedError(
-            `unsupported network-config version '${String(config?.["version"])}'`,
-          );
-        network = config;
-      }
+      iso = readIsoSeed(sim, vm, volid);
     } catch (err) {
       if (!(err instanceof IsoError) && !(err instanceof SeedError) && !(err instanceof YAMLError))
         throw err;
       vm.guest.seedError = err.message;
-      hostname = undefined;
-      network = undefined;
-      fromUserData = false;
     }
   }
-  vm.guest.hostname = hostname ?? `vm${vm.vmid}`;
-  vm.guest.interfaces = configureNics(sim, nics, network);
+  const pveKey = cloudinitDrive(vm.config);
+  // qemu-server writes the drive anew at every start: the recorded changes are now applied.
+  delete vm.cloudinitChanges;
+  const pve = pveKey === undefined ? undefined : pveSeed(sim, vm);
+  const pveWins =
+    pve !== undefined &&
+    (iso === undefined ||
+      (cloudinitFormat(vm.config) === "nocloud" &&
+        deviceOrder(pveKey ?? "") > deviceOrder("ide2")));
+  const seed = pveWins ? pve : iso;
+  vm.guest.hostname = seed?.hostname ?? `vm${vm.vmid}`;
+  if (seed?.user === undefined) delete vm.guest.user;
+  else vm.guest.user = seed.user;
+  vm.guest.interfaces = configureNics(sim, nics, seed?.network);
   const source = sim.options.guest.agent;
+  const fromUserData = seed?.installsAgent ?? false;
   return { agentInstalled: source === "preinstalled" || (source === "user-data" && fromUserData) };
 }
 

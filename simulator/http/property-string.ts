@@ -101,3 +101,54 @@ export function checkPropertyString(
   if (lines.length > 0) return ["format error", ...lines.sort()].join("\n");
   return validate?.(parsed);
 }
+
+/** PVE::JSONSchema::format_size: the largest of K, M, G, T that divides the byte count evenly. */
+export function formatSize(bytes: number): string {
+  const kb = Math.floor(bytes / 1024);
+  if (kb * 1024 !== bytes) return String(bytes);
+  const mb = Math.floor(kb / 1024);
+  if (mb * 1024 !== kb) return `${kb}K`;
+  const gb = Math.floor(mb / 1024);
+  if (gb * 1024 !== mb) return `${mb}M`;
+  const tb = Math.floor(gb / 1024);
+  return tb * 1024 !== gb ? `${gb}G` : `${tb}T`;
+}
+
+/**
+ * print_property_string: the default key's bare value first (joined to its key alias's value,
+ * `virtio=<mac>`, where the format has one), then the required keys, then the rest, each group
+ * sorted by key; `skip` keys and undefined values are left out.
+ */
+export function printProperty(
+  format: PropertyFormat,
+  data: Readonly<Record<string, string>>,
+  skip: readonly string[] = [],
+): string {
+  const done = new Set(skip);
+  const parts: string[] = [];
+  const defaultKey = Object.keys(format).find((key) => (format[key] as SubKey).defaultKey);
+  // keyAlias → the key its value is joined to (`model` → `macaddr`).
+  const joined = new Map<string, string>();
+  for (const spec of Object.values(format))
+    if ("alias" in spec && spec.keyAlias !== "") joined.set(spec.keyAlias, spec.alias);
+  const add = (key: string, bare: boolean): void => {
+    if (done.has(key)) return;
+    done.add(key);
+    const value = data[key];
+    if (value === undefined) return;
+    const partner = joined.get(key);
+    const partnerValue = partner === undefined ? undefined : data[partner];
+    if (partner !== undefined && partnerValue !== undefined) {
+      parts.push(`${value}=${partnerValue}`);
+      done.add(partner);
+    } else parts.push(bare ? value : `${key}=${value}`);
+  };
+  if (defaultKey !== undefined) add(defaultKey, true);
+  const keys = Object.keys(data).sort();
+  for (const key of keys) {
+    const spec = format[key];
+    if (spec !== undefined && !("alias" in spec) && spec.optional !== true) add(key, false);
+  }
+  for (const key of keys) add(key, false);
+  return parts.join(",");
+}

@@ -8,3 +8,11 @@ export function scaleBytes(bytes: number): { value: number; power: number } {
   }
   return { value, power };
 }
+
+/** `2G` → bytes; bare numbers are bytes, as in PVE's parse_size (resize, drive `size=`). */
+export function sizeToBytes(size: string): number {
+  const match = /^(\d+(?:\.\d+)?)([KMGT]?)$/.exec(size);
+  if (match === null) return 0;
+  const unit = { "": 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 }[match[2] ?? ""] ?? 1;
+  return Math.round(Number(match[1]) * unit);
+}

@@ -1,4 +1,5 @@
 import type { Cluster } from "./cluster.js";
+import { isCloudinitVolume } from "./drive-format.js";
 import type { VmRecord } from "./types.js";
 import { driveVolume, DRIVE_KEY, isCdrom, unset } from "./vm-config.js";
 
@@ -26,11 +27,29 @@ export function freeOwnedVolume(cluster: Cluster, vm: VmRecord, volid: string): 
 function removeKey(cluster: Cluster, vm: VmRecord, key: string, force: boolean): void {
   const value = vm.config[key];
   unset(vm.config, key);
-  if (value === undefined || !DRIVE_KEY.test(key) || isCdrom(String(value))) return;
+  if (value === undefined || !DRIVE_KEY.test(key)) return;
   const volid = driveVolume(String(value));
+  // vmconfig_register_unused_drive frees a cloud-init volume; any other CD-ROM is only ejected.
+  if (volid !== undefined && isCloudinitVolume(volid)) {
+    freeOwnedVolume(cluster, vm, volid);
+    return;
+  }
+  if (isCdrom(String(value))) return;
   if (volid === undefined) return;
   if (force || key.startsWith("unused")) freeOwnedVolume(cluster, vm, volid);
   else addUnused(vm, volid);
+}
+
+/** The keys whose changes PVE records for the cloud-init drive's pending view. */
+const CLOUDINIT_KEY =
+  /^(cicustom|cipassword|citype|ciuser|ciupgrade|nameserver|searchdomain|sshkeys|ipconfig\d+)$/;
+
+/** Records the value a cloud-init option had before its first change since the drive was made. */
+function recordCloudinitChange(vm: VmRecord, key: string, value: string | number | null): void {
+  const before = vm.config[key];
+  if (!CLOUDINIT_KEY.test(key) || String(before) === String(value)) return;
+  vm.cloudinitChanges ??= {};
+  if (!(key in vm.cloudinitChanges)) vm.cloudinitChanges[key] = before ?? null;
 }
 
 /** Writes one change (`null` deletes) to the current config. */
@@ -41,6 +60,7 @@ export function applyChange(
   value: string | number | null,
   force = false,
 ): void {
+  recordCloudinitChange(vm, key, value);
   if (value === null) {
     removeKey(cluster, vm, key, force);
     return;

@@ -61,6 +61,8 @@ export interface GuestState {
   interfaces?: GuestInterface[];
   /** Why the NoCloud seed could not be used (unreadable ISO, wrong label, bad YAML…). */
   seedError?: string;
+  /** The user cloud-init configured and the SSH keys it authorised, from the seed it read. */
+  user?: { name: string; sshKeys: string[] };
 }
 
 export interface GuestInterface {
@@ -82,6 +84,11 @@ export interface VmRecord {
   /** Epoch ms when the config file appeared (for listing lag). */
   createdAt: number;
   guest: GuestState;
+  /**
+   * PVE's `[special:cloudinit]` section: the value each cloud-init option had when the drive was
+   * last generated, for the options changed since (`null`: the option was added).
+   */
+  cloudinitChanges?: Record<string, string | number | null>;
 }
 
 export interface Volume {

@@ -1,4 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
+import { formatSize } from "../http/property-string.js";
+import { sizeToBytes } from "./byte-units.js";
+import { generateMac, parseNic, printNic } from "./nic-format.js";
 import type { VmConfig, VmRecord } from "./types.js";
 
 /** Config keys that are drives (disks or CD-ROMs). */
@@ -113,44 +116,16 @@ export function isCdrom(value: string): boolean {
   return parsePropertyString(value).opts["media"] === "cdrom";
 }
 
-/** `2G` → bytes; bare numbers are bytes, as in PVE's resize and drive `size=`. */
-export function sizeToBytes(size: string): number {
-  const match = /^(\d+(?:\.\d+)?)([KMGT]?)$/.exec(size);
-  if (match === null) return 0;
-  const unit = { "": 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 }[match[2] ?? ""] ?? 1;
-  return Math.round(Number(match[1]) * unit);
-}
+/** PVE's size text for a byte count (`2G`, `512M`). */
+export const bytesToSize = formatSize;
 
-/** Bytes → PVE's size text (`2G`, `512M`), the largest unit that divides evenly. */
-export function bytesToSize(bytes: number): string {
-  for (const [unit, factor] of [
-    ["T", 1024 ** 4],
-    ["G", 1024 ** 3],
-    ["M", 1024 ** 2],
-    ["K", 1024],
-  ] as const) {
-    if (bytes % factor === 0 && bytes >= factor) return `${bytes / factor}${unit}`;
-  }
-  return String(bytes);
-}
+export { sizeToBytes };
 
-/** A MAC with Proxmox's OUI (datacenter mac_prefix default BC:24:11). */
-export function generateMac(): string {
-  const tail = [...randomBytes(3)].map((b) => b.toString(16).padStart(2, "0").toUpperCase());
-  return ["BC", "24", "11", ...tail].join(":");
-}
-
-/** Replaces (or adds) the MAC of a `netN` value: `virtio,bridge=vmbr0` → `virtio=<mac>,bridge=vmbr0`. */
-export function withMac(value: string, mac: string): string {
-  const parts = value.split(",");
-  const model = (parts[0] ?? "virtio").split("=")[0] ?? "virtio";
-  return [`${model}=${mac}`, ...parts.slice(1)].join(",");
-}
-
-/** Ensures every NIC carries a MAC, generating one when the request omitted it (as PVE does). */
-export function fillMac(value: string): string {
-  const first = value.split(",")[0] ?? "";
-  return first.includes("=") ? value : withMac(value, generateMac());
+/** A NIC value with a new MAC, as clone_vm gives every NIC of the copy (parse_net, print_net). */
+export function withNewMac(value: string): string {
+  const nic = parseNic(value, true);
+  if (nic === undefined) return value;
+  return printNic({ ...nic, macaddr: generateMac() });
 }
 
 /** PVE >= 7.3 tag normalisation: lower-case, de-duplicated, sorted, joined with `;`. */

@@ -2,153 +2,18 @@ import {
   checkPropertyString,
   type FormatValidator,
   type PropertyFormat,
-  type SubKey,
 } from "../http/property-string.js";
+import { bool, DRIVE_FORMATS, oneOf, opt } from "../model/drive-format.js";
+import { NET_FORMAT } from "../model/nic-format.js";
+import type { PveVersion } from "../model/versions.js";
 
 /**
- * PVE 8.4's property-string formats for the VM config keys (`scsi0: local-lvm:32,ssd=1`), checked
+ * The property-string formats of the VM config keys (`cpu: host,flags=+aes`; drives and NICs
+ * from `model/drive-format.ts` and `model/nic-format.ts`), checked
  * the way PVE::JSONSchema's parse_property_string and check_object do: a value that does not
  * parse, or a sub-key that fails its own schema, is one `invalid format - …` text for the key,
  * followed by one `<key>.<sub>: <reason>` line per failing sub-key.
  */
-
-const opt = (type: SubKey["type"], extra: Partial<SubKey> = {}): SubKey => ({
-  type,
-  optional: true,
-  ...extra,
-});
-const bool = opt("boolean");
-const oneOf = (...values: string[]): SubKey => opt("string", { enum: values });
-
-const STORAGE_ID = "[a-z][a-z0-9\\-_.]*[a-z0-9]";
-const VOLUME_ID = new RegExp(`^${STORAGE_ID}:.+$`, "i");
-const DISK_SIZE = /^(\d+(\.\d+)?)([KMGT])?$/;
-
-function volumeIdOrPath(value: string): string | undefined {
-  if (value === "none" || value === "cdrom" || value.startsWith("/") || VOLUME_ID.test(value)) {
-    return undefined;
-  }
-  return `unable to parse volume ID '${value}'`;
-}
-
-function diskSize(value: string): string | undefined {
-  return DISK_SIZE.test(value) ? undefined : `value does not look like a valid disk size: ${value}`;
-}
-
-function macAddress(value: string): string | undefined {
-  return /^[a-f0-9][02468ace](?::[a-f0-9]{2}){5}$/i.test(value)
-    ? undefined
-    : "value does not look like a valid unicast MAC address";
-}
-
-const FILE: SubKey = { type: "string", defaultKey: true, verify: volumeIdOrPath };
-const IMAGE_FORMAT = oneOf("raw", "cow", "qcow", "qed", "qcow2", "vmdk", "cloop");
-const SIZE = opt("string", { verify: diskSize });
-/** The same sub-key schema for each of a space-separated list of names. */
-const each = (names: string, spec: SubKey): PropertyFormat =>
-  Object.fromEntries(names.split(" ").map((name) => [name, spec]));
-
-const THROTTLING: PropertyFormat = {
-  ...each(
-    "bps bps_rd bps_wr iops iops_max iops_rd iops_rd_max iops_wr iops_wr_max",
-    opt("integer"),
-  ),
-  ...each(
-    "bps_max_length bps_rd_max_length bps_wr_max_length iops_max_length iops_rd_max_length iops_wr_max_length",
-    opt("integer", { min: 1 }),
-  ),
-  ...each("mbps mbps_max mbps_rd mbps_rd_max mbps_wr mbps_wr_max", opt("number")),
-  ...each("cyls heads secs", opt("integer")),
-};
-
-/** What every disk-like key (drives, EFI vars, TPM state) says about its volume. */
-const VOLUME: PropertyFormat = {
-  file: FILE,
-  volume: { alias: "file", keyAlias: "" },
-  "import-from": opt("string", { verify: volumeIdOrPath }),
-  size: SIZE,
-};
-
-/** The options every bus shares. */
-const DRIVE_BASE: PropertyFormat = {
-  ...VOLUME,
-  format: IMAGE_FORMAT,
-  media: oneOf("cdrom", "disk"),
-  cache: oneOf("none", "writethrough", "writeback", "unsafe", "directsync"),
-  discard: oneOf("ignore", "on"),
-  aio: oneOf("native", "threads", "io_uring"),
-  backup: bool,
-  replicate: bool,
-  snapshot: bool,
-  shared: bool,
-  detect_zeroes: bool,
-  rerror: oneOf("ignore", "report", "stop"),
-  werror: oneOf("enospc", "ignore", "report", "stop"),
-  serial: opt("string", { pattern: /^.{0,60}$/ }),
-  trans: oneOf("none", "lba", "auto"),
-  ...THROTTLING,
-};
-
-/** Per bus: `iothread` on scsi/virtio, `ssd` on all but virtio, `ro` on scsi/virtio. */
-const DRIVE_FORMATS = {
-  ide: { ...DRIVE_BASE, ssd: bool, wwn: opt("string", { pattern: /^0x[0-9a-fA-F]{16}$/ }) },
-  sata: { ...DRIVE_BASE, ssd: bool, wwn: opt("string", { pattern: /^0x[0-9a-fA-F]{16}$/ }) },
-  scsi: {
-    ...DRIVE_BASE,
-    ssd: bool,
-    iothread: bool,
-    ro: bool,
-    scsiblock: bool,
-    queues: opt("integer", { min: 2 }),
-    wwn: opt("string", { pattern: /^0x[0-9a-fA-F]{16}$/ }),
-  },
-  virtio: { ...DRIVE_BASE, iothread: bool, ro: bool },
-} satisfies Record<string, PropertyFormat>;
-
-const NIC_MODELS = [
-  "e1000",
-  "e1000-82540em",
-  "e1000-82544gc",
-  "e1000-82545em",
-  "e1000e",
-  "i82551",
-  "i82557b",
-  "i82559er",
-  "ne2k_isa",
-  "ne2k_pci",
-  "pcnet",
-  "rtl8139",
-  "virtio",
-  "vmxnet3",
-];
-
-const NET: PropertyFormat = {
-  model: { type: "string", defaultKey: true, enum: NIC_MODELS },
-  ...Object.fromEntries(
-    NIC_MODELS.map((model) => [model, { alias: "macaddr", keyAlias: "model" }]),
-  ),
-  macaddr: opt("string", { verify: macAddress }),
-  bridge: opt("string", { pattern: /^[-_.\w\d]+$/ }),
-  tag: opt("integer", { min: 1, max: 4094 }),
-  trunks: opt("string", { pattern: /^\d+(?:-\d+)?(?:;\d+(?:-\d+)?)*$/ }),
-  firewall: bool,
-  link_down: bool,
-  mtu: opt("integer", { min: 1, max: 65520 }),
-  queues: opt("integer", { min: 0, max: 64 }),
-  rate: opt("number", { min: 0 }),
-};
-
-const EFIDISK: PropertyFormat = {
-  ...VOLUME,
-  format: IMAGE_FORMAT,
-  efitype: oneOf("2m", "4m"),
-  "pre-enrolled-keys": bool,
-};
-
-const TPMSTATE: PropertyFormat = {
-  ...VOLUME,
-  version: oneOf("v1.2", "v2.0"),
-};
 
 /** PVE 8.4's built-in CPU models (a `custom-` prefix names a cluster-wide model instead). */
 const CPU_MODELS = new Set(
@@ -314,15 +179,19 @@ function hotplugFeatures(value: string): string | undefined {
   return bad === undefined ? undefined : `invalid hotplug feature '${bad}'`;
 }
 
+const DRIVE = /^(ide|sata|scsi|virtio|efidisk|tpmstate)\d+$/;
+
+/** pve-qm-cicustom: a snippet volume per document. */
+const VOLUME_ID = (v: string): string | undefined =>
+  /^[a-z][a-z0-9\-_.]*[a-z0-9]:.+$/i.test(v) ? undefined : `unable to parse volume ID '${v}'`;
+const CICUSTOM: PropertyFormat = Object.fromEntries(
+  ["meta", "network", "user", "vendor"].map((key) => [key, opt("string", { verify: VOLUME_ID })]),
+);
+
 const FORMATS: readonly [RegExp, PropertyFormat, FormatValidator?][] = [
-  [/^ide\d+$/, DRIVE_FORMATS.ide],
-  [/^sata\d+$/, DRIVE_FORMATS.sata],
-  [/^scsi\d+$/, DRIVE_FORMATS.scsi],
-  [/^virtio\d+$/, DRIVE_FORMATS.virtio],
-  [/^efidisk0$/, EFIDISK],
-  [/^tpmstate0$/, TPMSTATE],
-  [/^net\d+$/, NET],
+  [/^net\d+$/, NET_FORMAT],
   [/^ipconfig\d+$/, IPCONFIG],
+  [/^cicustom$/, CICUSTOM],
   [/^cpu$/, CPU, vmCpu],
   [/^memory$/, MEMORY],
   [/^agent$/, AGENT],
@@ -331,10 +200,20 @@ const FORMATS: readonly [RegExp, PropertyFormat, FormatValidator?][] = [
   [/^boot$/, BOOT],
 ];
 
-/** The format check of a config key's value: why it is bad, or undefined when valid. */
-export function checkConfigFormat(name: string, value: string): string | undefined {
+/**
+ * The format check of a config key's value on `release` (the newest when not given, for the
+ * schema check that runs before the handler knows the release): why it is bad, or undefined.
+ */
+export function checkConfigFormat(
+  name: string,
+  value: string,
+  release: PveVersion = "9.1",
+): string | undefined {
   if (name === "startup") return startupOrder(value);
   if (name === "hotplug") return hotplugFeatures(value);
+  const bus = DRIVE.exec(name)?.[1];
+  const drive = bus === undefined ? undefined : DRIVE_FORMATS[release][bus];
+  if (drive !== undefined) return checkPropertyString(drive, name, value);
   const entry = FORMATS.find(([re]) => re.test(name));
   return entry === undefined ? undefined : checkPropertyString(entry[1], name, value, entry[2]);
 }

@@ -1,4 +1,7 @@
 import type { ParamSchema, ParamSpec } from "../http/index.js";
+import { UNKNOWN_PROPERTY } from "../http/params.js";
+import { parseDrive } from "../model/drive-format.js";
+import type { PveVersion } from "../model/versions.js";
 import { checkConfigFormat } from "./config-formats.js";
 
 const bool: ParamSpec = { type: "boolean", optional: true };
@@ -16,7 +19,14 @@ const int = (min?: number, max?: number): ParamSpec => ({
   ...(max === undefined ? {} : { max }),
 });
 
-/** The VM config keys (PVE 8.4 schema subset) that PUT/POST config accept. */
+/** pve-common's `urlencoded` format (pve_verify_urlencoded). */
+const urlencoded = (value: string): string | undefined =>
+  /^[-%a-zA-Z0-9_.!~*'()]*$/.test(value) ? undefined : `invalid urlencoded string: ${value}`;
+
+/**
+ * The VM config keys (PVE 8.4 schema subset) that PUT/POST config accept; {@link KEYS_SINCE}
+ * names the keys older releases lack.
+ */
 export const CONFIG_KEYS: ParamSchema = {
   acpi: bool,
   agent: formatted("agent"),
@@ -27,7 +37,7 @@ export const CONFIG_KEYS: ParamSchema = {
   boot: formatted("boot"),
   bootdisk: str,
   cdrom: str,
-  cicustom: str,
+  cicustom: formatted("cicustom"),
   cipassword: str,
   citype: { type: "string", optional: true, enum: ["configdrive2", "nocloud", "opennebula"] },
   ciupgrade: bool,
@@ -91,7 +101,7 @@ export const CONFIG_KEYS: ParamSchema = {
   shares: int(0, 50000),
   smbios1: { type: "string", optional: true, maxLength: 512 },
   sockets: int(1),
-  sshkeys: str,
+  sshkeys: { type: "string", optional: true, verify: urlencoded },
   startup: formatted("startup"),
   tablet: bool,
   tags: { type: "string", optional: true, format: "pve-tag-list" },
@@ -100,6 +110,38 @@ export const CONFIG_KEYS: ParamSchema = {
   vga: formatted("vga"),
   vmgenid: str,
 };
+
+/** Keys of the table above that a modelled release's schema does not have yet. */
+export const KEYS_SINCE: Readonly<Record<string, PveVersion>> = {
+  // qemu-server 8.0.2, "fix #3428: cloudinit: add parameter for upgrade on boot".
+  ciupgrade: "8.4",
+};
+
+const RELEASE_ORDER: readonly PveVersion[] = ["7.4", "8.4", "9.1"];
+
+/**
+ * What `release`'s schema says of the request's keys that the newest release's schema (which
+ * the request was checked against) accepts: a key it lacks, a drive option it lacks.
+ */
+export function releaseProblems(
+  params: Readonly<Record<string, string | number>>,
+  release: PveVersion,
+): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const [key, value] of Object.entries(params)) {
+    const since = KEYS_SINCE[key];
+    if (since !== undefined && RELEASE_ORDER.indexOf(release) < RELEASE_ORDER.indexOf(since))
+      errors[key] = UNKNOWN_PROPERTY;
+    else if (/^(ide|sata|scsi|virtio|efidisk|tpmstate)\d+$/.test(key)) {
+      const problem = checkConfigFormat(key, String(value), release);
+      if (problem !== undefined) errors[key] = `invalid format - ${problem}`;
+      // $check_drive_param: what the schema takes but parse_drive refuses.
+      else if (parseDrive(key, String(value), release) === undefined)
+        errors[key] = "unable to parse drive options";
+    }
+  }
+  return errors;
+}
 
 const FAMILIES: readonly [RegExp, ParamSpec][] = [
   [/^net\d+$/, str],
@@ -115,8 +157,17 @@ export function configFamily(name: string): ParamSpec | undefined {
   return spec === str ? formatted(name) : spec;
 }
 
-/** The privilege PVE's check_vm_modify_config_perm wants for one key ("root" = root only). */
-export function keyPrivilege(key: string, value: string | undefined): string {
+/**
+ * The privilege PVE's check_vm_modify_config_perm wants for one key ("root" = root only). Before
+ * qemu-server 8.0.2 ("allow setting ipconfigX with VM.Config.Cloudinit") `ipconfigN` wanted
+ * VM.Config.Network.
+ */
+export function keyPrivilege(
+  key: string,
+  value: string | undefined,
+  release: PveVersion = "8.4",
+): string {
+  if (/^ipconfig\d+$/.test(key) && release === "7.4") return "VM.Config.Network";
   if (/^(lock|args|hookscript|vmstatestorage)$/.test(key)) return "root";
   if (
     /^(name|description|onboot|agent|protection|template|tags|startup|boot|bootdisk|ostype|tablet|localtime|acpi|autostart|kvm|smbios1|vmgenid)$/.test(

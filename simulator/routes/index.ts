@@ -12,6 +12,7 @@ import { haPlacementRoutes } from "./ha-placement.js";
 import { nodeStatusRoutes } from "./node-status.js";
 import { poolRoutes } from "./pools.js";
 import { qemuCloneRoutes } from "./qemu-clone.js";
+import { qemuCloudinitRoutes } from "./qemu-cloudinit.js";
 import { qemuConfigRoutes } from "./qemu-config.js";
 import { qemuCreateRoutes } from "./qemu-create.js";
 import { qemuDiskRoutes } from "./qemu-disk.js";
@@ -37,6 +38,7 @@ export function buildRouter(): Router<SimContext> {
     ...qemuConfigRoutes,
     ...qemuPowerRoutes,
     ...qemuCloneRoutes,
+    ...qemuCloudinitRoutes,
     ...qemuCreateRoutes,
     ...qemuTemplateRoutes,
     ...qemuDiskRoutes,

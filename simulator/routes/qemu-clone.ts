@@ -1,3 +1,4 @@
+import { isSharedStorage, writeDisks, type DiskCopy } from "../model/storage-io.js";
 import { randomUUID } from "node:crypto";
 import { requireBridgeAccess, requirePrivs } from "../auth/check.js";
 import type { SimContext } from "../context.js";
@@ -12,10 +13,11 @@ import {
   type Route,
 } from "../http/index.js";
 import { Cluster } from "../model/cluster.js";
+import { isCloudinitVolume } from "../model/drive-format.js";
 import { isBaseVolume } from "../model/linked-clones.js";
 import { supportsLinkedClones } from "../model/storage-files.js";
 import type { VmConfig, VmRecord } from "../model/types.js";
-import { driveVolume, DRIVE_KEY, generateMac, isCdrom, withMac } from "../model/vm-config.js";
+import { driveVolume, DRIVE_KEY, isCdrom, withNewMac } from "../model/vm-config.js";
 
 /** Source drives that hold a volume: [key, volid, isCdrom]. */
 function sourceVolumes(config: VmConfig): [string, string, boolean][] {
@@ -86,6 +88,52 @@ function precheck(
   return { source, full };
 }
 
+/** The disks a clone allocates: a full clone copies each to the target storage. */
+function cloneDisks(
+  sim: SimContext,
+  node: string,
+  source: VmRecord,
+  params: Params,
+  full: boolean,
+): DiskCopy[] {
+  return sourceVolumes(source.config)
+    .filter(([, , cdrom]) => !cdrom)
+    .map(([, volid]) => ({
+      storage: full
+        ? String(params["storage"] ?? volid.split(":")[0])
+        : (volid.split(":")[0] ?? ""),
+      bytes: sim.cluster.volume(node, volid)?.size ?? 0,
+    }));
+}
+
+/**
+ * clone_disk gives the copy a cloud-init volume of its own, `vm-<newid>-cloudinit` on the target
+ * storage, regenerated rather than copied.
+ */
+function cloneCloudinit(
+  sim: SimContext,
+  node: string,
+  volid: string,
+  newid: number,
+  target: string | number | undefined,
+): string {
+  const [storage = "", volname = ""] = volid.split(":");
+  const into = target === undefined ? storage : String(target);
+  const suffix = /\.(\w+)$/.exec(volname)?.[0] ?? "";
+  const copy = `${into}:vm-${newid}-cloudinit${suffix}`;
+  const source = sim.cluster.volume(node, volid);
+  sim.cluster.putVolume(node, {
+    volid: copy,
+    storage: into,
+    content: "images",
+    format: source?.format ?? "raw",
+    size: source?.size ?? 4 * 1024 * 1024,
+    ctime: Math.floor(Date.now() / 1000),
+    vmid: newid,
+  });
+  return `${copy},media=cdrom`;
+}
+
 /** The final config: options copied, new MACs/uuid, new disks, name, no template flag. */
 function cloneConfig(
   sim: SimContext,
@@ -101,7 +149,9 @@ function cloneConfig(
     if (key === "template" || key === "lock" || /^unused\d+$/.test(key)) continue;
     const text = String(value);
     const volid = DRIVE_KEY.test(key) ? driveVolume(text) : undefined;
-    if (volid !== undefined && !isCdrom(text)) {
+    if (volid !== undefined && isCloudinitVolume(volid)) {
+      config[key] = cloneCloudinit(sim, node, volid, newid, full ? params["storage"] : undefined);
+    } else if (volid !== undefined && !isCdrom(text)) {
       const [srcStorage = "", volname = ""] = volid.split(":");
       const storage = full ? String(params["storage"] ?? srcStorage) : srcStorage;
       const name = full
@@ -120,7 +170,7 @@ function cloneConfig(
       });
       config[key] = [`${storage}:${name}`, ...text.split(",").slice(1)].join(",");
     } else if (/^net\d+$/.test(key)) {
-      config[key] = withMac(text, generateMac());
+      config[key] = withNewMac(text);
     } else if (key === "smbios1") {
       config[key] = text.replace(/uuid=[0-9a-f-]+/i, `uuid=${randomUUID()}`);
     } else if (key === "vmgenid") {
@@ -199,7 +249,14 @@ export const qemuCloneRoutes: Route<SimContext>[] = [
               if (!cdrom)
                 ctx.log(`create ${full ? "full" : "linked"} clone of drive ${key} (${volid})`);
             }
-            await ctx.wait(1);
+            await writeDisks(
+              sim.storageIo,
+              node,
+              cloneDisks(sim, node, source, params, full),
+              (storage) => isSharedStorage(sim.options.storages, storage),
+              full,
+              () => ctx.wait(1),
+            );
             if (sim.cluster.vms.get(newid) !== temp)
               throw dieError(`clone failed: VM ${newid} vanished`);
             const config = cloneConfig(sim, node, source, newid, params, full);

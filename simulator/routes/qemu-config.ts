@@ -1,31 +1,32 @@
-import { requireAnyPriv, requireBridgeAccess, requirePrivs } from "../auth/check.js";
+import { requireAnyPriv } from "../auth/check.js";
+import { checkKeyPrivileges } from "./config-privileges.js";
 import type { SimContext } from "../context.js";
 import {
   configMissing,
   dieError,
   NODE,
   paramError,
-  permError,
   splitList,
   VMID,
   type Params,
   type Route,
 } from "../http/index.js";
-import { allocateDisk } from "../model/disk-volumes.js";
+import { sshKeysProblem } from "../model/cloudinit.js";
+import { createDrive, DriveError } from "../model/create-drive.js";
+import { renderNic } from "../model/nic-format.js";
 import { applyChange, cleanupPending } from "../model/pending.js";
-import type { VmRecord } from "../model/types.js";
+import { hashPassword } from "../model/sha-crypt.js";
+import type { VmConfig, VmRecord } from "../model/types.js";
 import {
-  bytesToSize,
   configDigest,
   DRIVE_KEY,
-  fillMac,
   hotPlugs,
   mediaTypeChange,
   memoryMiB,
   normaliseTags,
   unset,
 } from "../model/vm-config.js";
-import { ANY_CONFIG_PRIV, CONFIG_KEYS, configFamily, keyPrivilege } from "./config-schema.js";
+import { ANY_CONFIG_PRIV, CONFIG_KEYS, configFamily, releaseProblems } from "./config-schema.js";
 
 const CONTROL = new Set([
   "node",
@@ -45,64 +46,42 @@ function checkKeyPermissions(sim: SimContext, tokenId: string, vmid: number, par
   checkKeyPrivileges(sim, tokenId, vmid, [...keys, ...deletes], params);
 }
 
-/** The privilege each config key needs on the VM, and SDN.Use on each NIC's bridge. */
-export function checkKeyPrivileges(
-  sim: SimContext,
-  tokenId: string,
-  vmid: number,
-  keys: readonly string[],
-  params: Params,
-): void {
-  for (const key of keys) {
-    const value = params[key] === undefined ? undefined : String(params[key]);
-    const priv = keyPrivilege(key, value);
-    if (priv === "root") throw permError(`only root can set '${key}' config`);
-    requirePrivs(sim, tokenId, `/vms/${vmid}`, [priv]);
-    if (/^net\d+$/.test(key) && value !== undefined) requireBridgeAccess(sim, tokenId, value);
-  }
+/** The request's values a stored value is checked against: the config and the pending ones. */
+function settled(vm: VmRecord): VmConfig[] {
+  const pending: VmConfig = {};
+  for (const [key, value] of Object.entries(vm.pending)) if (value !== null) pending[key] = value;
+  return [vm.config, pending];
 }
 
 /**
- * EFI vars and TPM state disks get the size their content needs whatever size was asked for
- * (qemu-server's create_efidisk and the TPM's fixed 4 MiB).
+ * Turns a request value into what PVE stores: NICs and drives parsed and printed again (MACs
+ * filled in, disks and the cloud-init volume allocated), tags normalised, the password hashed.
  */
-function fixedDiskBytes(key: string, options: string): number | undefined {
-  if (key === "tpmstate0") return 4 * 1024 ** 2;
-  if (key !== "efidisk0") return undefined;
-  return /(?:^|,)efitype=4m/.test(options) ? 528 * 1024 : 128 * 1024;
-}
-
-/** Turns a request value into what PVE stores (MACs filled in, tags normalised, disks allocated). */
 function storedValue(
   sim: SimContext,
-  node: string,
-  vmid: number,
+  vm: VmRecord,
   key: string,
   value: string | number,
 ): string | number {
   if (typeof value === "number") return value;
-  if (/^net\d+$/.test(key)) return fillMac(value);
+  if (/^net\d+$/.test(key)) return renderNic(value);
   if (key === "tags") return normaliseTags(value);
-  const alloc = /^([a-z][a-z0-9\-_.]*):(\d+(?:\.\d+)?)(,.*)?$/i.exec(value);
-  if (configFamily(key) !== undefined && alloc !== null && !/^(net|ipconfig)/.test(key)) {
-    // `local-lvm:4` allocates a new 4 GiB volume, as PVE does for drive values with a size.
-    const [, storage = "", size = "0", rest = ""] = alloc;
-    if (sim.cluster.storageOn(node, storage) === undefined)
-      throw dieError(`storage '${storage}' does not exist`);
-    const format = /(?:^|,)format=([^,]+)/.exec(rest)?.[1];
-    const bytes = fixedDiskBytes(key, rest) ?? Number(size) * 1024 ** 3;
-    const volid = allocateDisk(sim.cluster, node, storage, vmid, bytes, format);
-    return `${volid}${rest},size=${bytesToSize(bytes)}`;
+  if (key === "cipassword") return hashPassword(value);
+  if (!DRIVE_KEY.test(key) || key.startsWith("unused")) return value;
+  const target = {
+    cluster: sim.cluster,
+    node: vm.node,
+    vmid: vm.vmid,
+    release: sim.options.profile.pveVersion,
+    others: settled(vm),
+    created: [],
+  };
+  try {
+    return createDrive(target, key, value);
+  } catch (err) {
+    if (err instanceof DriveError) throw dieError(err.message);
+    throw err;
   }
-  const storage = /^([a-z][a-z0-9\-_.]*):/i.exec(value)?.[1];
-  if (
-    configFamily(key) !== undefined &&
-    storage !== undefined &&
-    sim.cluster.storageOn(node, storage) === undefined
-  ) {
-    throw dieError(`storage '${storage}' does not exist`);
-  }
-  return value;
 }
 
 /** update_vm's check that the balloon target stays within the (pending) memory. */
@@ -158,7 +137,7 @@ async function updateConfig(sim: SimContext, params: Params): Promise<void> {
     for (const [key, value] of Object.entries(params)) {
       if (CONTROL.has(key)) continue;
       const target = key === "cdrom" ? "ide2" : key;
-      vm.pending[target] = storedValue(sim, node, vmid, target, value);
+      vm.pending[target] = storedValue(sim, vm, target, value);
       modified.add(target);
     }
     // A stopped VM takes every pending change; a running one tries only this request's keys.
@@ -200,6 +179,12 @@ function checkRemovable(vm: VmRecord, key: string): void {
 function precheck(sim: SimContext, tokenId: string, params: Params): void {
   const node = String(params["node"]);
   const vmid = Number(params["vmid"]);
+  const problems = releaseProblems(params, sim.options.profile.pveVersion);
+  if (Object.keys(problems).length > 0) throw paramError(problems);
+  // update_vm checks the keys with ssh-keygen before anything else.
+  const sshkeys = params["sshkeys"];
+  const keyProblem = sshkeys === undefined ? undefined : sshKeysProblem(String(sshkeys));
+  if (keyProblem !== undefined) throw dieError(keyProblem);
   checkKeyPermissions(sim, tokenId, vmid, params);
   const keys = Object.keys(params).filter((key) => !CONTROL.has(key));
   const deletes = splitList(String(params["delete"] ?? ""));

@@ -11,16 +11,25 @@ import {
   type Route,
 } from "../http/index.js";
 import { scaleBytes } from "../model/byte-units.js";
+import { sshKeysProblem } from "../model/cloudinit.js";
 import { Cluster } from "../model/cluster.js";
+import { createDrive, NEW_DISK } from "../model/create-drive.js";
+import { allocateDisk } from "../model/disk-volumes.js";
+import { parseDrive, printDrive, type Drive } from "../model/drive-format.js";
 import { volumeOwner, volumeType } from "../model/storage-files.js";
+import { hashPassword } from "../model/sha-crypt.js";
 import type { TaskContext } from "../model/tasks.js";
 import type { VmConfig } from "../model/types.js";
-import { bytesToSize, DRIVE_KEY, fillMac, parsePropertyString } from "../model/vm-config.js";
-import { CONFIG_KEYS, configFamily } from "./config-schema.js";
-import { checkKeyPrivileges } from "./qemu-config.js";
+import { renderNic } from "../model/nic-format.js";
+import { DRIVE_KEY } from "../model/vm-config.js";
+import { CONFIG_KEYS, configFamily, releaseProblems } from "./config-schema.js";
+import { checkKeyPrivileges } from "./config-privileges.js";
 
-/** PVE's NEW_DISK_RE: `<storage>:<GiB>` (or a bare size with the `storage` parameter). */
-const NEW_DISK = /^(?:([^/:\s]+):)?(\d+(?:\.\d+)?)$/;
+/** A drive value's volume (`file`, however it was written) and its other options. */
+function fileAndOptions(key: string, value: string): { first: string; opts: Drive } {
+  const { file = "", ...opts } = parseDrive(key, value, "9.1") ?? {};
+  return { first: file, opts };
+}
 /** parse_volume_id: `<storage>:<volname>`; anything else (an absolute path) is not a volume. */
 const VOLID = /^([a-z][a-z0-9\-_.]*[a-z0-9]):(.+)$/i;
 
@@ -56,7 +65,7 @@ function checkDriveAccess(
   value: string,
 ): void {
   const vmid = Number(params["vmid"]);
-  const { first: volid, opts } = parsePropertyString(value);
+  const { first: volid, opts } = fileAndOptions(key, value);
   const newDisk = NEW_DISK.exec(volid);
   if (volid === "none" || volid === "cdrom" || /(^|:)cloudinit$/.test(volid)) {
     // nothing to check
@@ -97,7 +106,7 @@ function checkDriveAccess(
 
 /** $check_drive_param: the syntax import-from needs, and media=cdrom for ISO volumes. */
 function checkDriveSyntax(key: string, value: string): void {
-  const { first, opts } = parsePropertyString(value);
+  const { first, opts } = fileAndOptions(key, value);
   if (opts["import-from"] !== undefined && NEW_DISK.exec(first)?.[2] !== "0") {
     throw paramError({
       [key]: "'import-from' requires special syntax - use <storage ID>:0,import-from=<source>",
@@ -114,89 +123,53 @@ function renderBytes(bytes: number): string {
   return `${value.toFixed(1)} ${["B", "KiB", "MiB", "GiB", "TiB"][power] ?? ""}`;
 }
 
-/** Allocates `vm-<vmid>-disk-<n>` on the storage (the lowest free n) and returns its volid. */
-function allocateDisk(
-  sim: SimContext,
-  node: string,
-  vmid: number,
-  storage: string,
-  size: number,
-  format: string,
-): string {
-  let n = 0;
-  while (sim.cluster.volume(node, `${storage}:vm-${vmid}-disk-${n}`) !== undefined) n += 1;
-  const volid = `${storage}:vm-${vmid}-disk-${n}`;
-  sim.cluster.putVolume(node, {
-    volid,
-    storage,
-    content: "images",
-    format,
-    size,
-    ctime: Math.floor(Date.now() / 1000),
-    vmid,
-  });
-  return volid;
-}
-
 /**
- * create_disks for one drive: a new disk (`<storage>:<GiB>`), one imported from a volume
- * (`<storage>:0,import-from=<volid>`), a cloud-init drive, or an existing volume.
+ * create_disks for one drive: one imported from a volume (`<storage>:0,import-from=<volid>`),
+ * else what every route does with a drive value (a new disk, PVE's cloud-init drive, an
+ * existing volume, `none`/`cdrom`).
  */
 function createDisk(
   sim: SimContext,
   params: Params,
   key: string,
   value: string,
+  config: VmConfig,
   created: string[],
   ctx: TaskContext,
 ): string {
   const node = String(params["node"]);
   const vmid = Number(params["vmid"]);
-  const { first, opts } = parsePropertyString(value);
-  const rest = value.split(",").slice(1);
-  const keep = rest.filter((part) => !/^(import-from|format|size)=/.test(part));
-  const newDisk = NEW_DISK.exec(first);
-  const cloudinit = /^(?:([^:]+):)?cloudinit$/.exec(first);
-  if (cloudinit !== null) {
-    const sid = cloudinit[1] ?? String(params["storage"] ?? "");
-    const volid = `${sid}:vm-${vmid}-cloudinit`;
-    sim.cluster.putVolume(node, {
-      volid,
-      storage: sid,
-      content: "images",
-      format: "raw",
-      size: 4 * 1024 * 1024,
-      ctime: Math.floor(Date.now() / 1000),
+  const release = sim.options.profile.pveVersion;
+  const drive = parseDrive(key, value, release);
+  const source = drive?.["import-from"];
+  if (drive === undefined || source === undefined) {
+    const storage = params["storage"];
+    const target = {
+      cluster: sim.cluster,
+      node,
       vmid,
-    });
-    created.push(volid);
-    return [volid, "media=cdrom", ...keep.filter((p) => p !== "media=cdrom")].join(",");
+      release,
+      others: [config],
+      created,
+      ...(storage === undefined ? {} : { defaultStorage: String(storage) }),
+    };
+    const before = created.length;
+    const stored = createDrive(target, key, value);
+    if (created.length > before) ctx.log(`${key}: successfully created disk '${stored}'`);
+    return stored;
   }
-  if (newDisk === null || opts["media"] === "cdrom") {
-    const volid = VOLID.exec(first) === null ? undefined : first;
-    const size = volid === undefined ? undefined : sim.cluster.volume(node, volid)?.size;
-    if (volid !== undefined && size === undefined) throw dieError(`volume ${volid} does not exist`);
-    return size === undefined ? value : [first, ...keep, `size=${bytesToSize(size)}`].join(",");
-  }
-  const sid = newDisk[1] ?? String(params["storage"]);
-  const format = opts["format"] ?? "raw";
-  const source = opts["import-from"];
-  let size = Number(newDisk[2]) * 1024 ** 3;
-  if (source !== undefined) {
-    const from = sim.cluster.volume(node, source);
-    if (from === undefined)
-      throw dieError(`cannot import from '${source}' - could not get size of ${source}`);
-    size = from.size;
-  }
-  const volid = allocateDisk(sim, node, vmid, sid, size, format);
+  const sid = NEW_DISK.exec(drive["file"] ?? "")?.[1] ?? String(params["storage"]);
+  const from = sim.cluster.volume(node, source);
+  if (from === undefined)
+    throw dieError(`cannot import from '${source}' - could not get size of ${source}`);
+  const volid = allocateDisk(sim.cluster, node, sid, vmid, from.size, drive["format"]);
   created.push(volid);
-  if (source !== undefined) {
-    ctx.log(`transferred 0.0 B of ${renderBytes(size)} (0.00%)`);
-    ctx.log(`transferred ${renderBytes(size)} of ${renderBytes(size)} (100.00%)`);
-  }
-  const drive = [volid, ...keep, `size=${bytesToSize(size)}`].join(",");
-  ctx.log(`${key}: successfully created disk '${drive}'`);
-  return drive;
+  ctx.log(`transferred 0.0 B of ${renderBytes(from.size)} (0.00%)`);
+  ctx.log(`transferred ${renderBytes(from.size)} of ${renderBytes(from.size)} (100.00%)`);
+  const { "import-from": _source, format: _format, ...rest } = drive;
+  const stored = printDrive({ ...rest, file: volid, size: String(from.size) }, release);
+  ctx.log(`${key}: successfully created disk '${stored}'`);
+  return stored;
 }
 
 /** create_disks and the config write; on failure the disks made so far are freed. */
@@ -212,10 +185,12 @@ async function createDisksAndConfig(
     const config: VmConfig = {};
     for (const [key, value] of Object.entries(params)) {
       if (CREATE_CONTROL.has(key)) continue;
-      config[key] = /^net\d+$/.test(key) ? fillMac(String(value)) : value;
+      if (/^net\d+$/.test(key)) config[key] = renderNic(String(value));
+      else if (key === "cipassword") config[key] = hashPassword(String(value));
+      else config[key] = value;
     }
     for (const key of driveKeys(params)) {
-      config[key] = createDisk(sim, params, key, String(params[key]), created, ctx);
+      config[key] = createDisk(sim, params, key, String(params[key]), config, created, ctx);
     }
     await ctx.wait(1);
     if (config["boot"] === undefined) {
@@ -277,6 +252,11 @@ export const qemuCreateRoutes: Route<SimContext>[] = [
     handler: ({ sim, tokenId, params }) => {
       const node = String(params["node"]);
       const vmid = Number(params["vmid"]);
+      const problems = releaseProblems(params, sim.options.profile.pveVersion);
+      if (Object.keys(problems).length > 0) throw paramError(problems);
+      const sshkeys = params["sshkeys"];
+      const keyProblem = sshkeys === undefined ? undefined : sshKeysProblem(String(sshkeys));
+      if (keyProblem !== undefined) throw dieError(keyProblem);
       if (params["pool"] !== undefined)
         throw permError(`pool '${String(params["pool"])}' does not exist`);
       if (params["storage"] !== undefined)

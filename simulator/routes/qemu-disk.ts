@@ -1,3 +1,4 @@
+import { isSharedStorage, writeDisks } from "../model/storage-io.js";
 import { perm, requirePrivs, vmPath } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import {
@@ -178,9 +179,16 @@ export const qemuDiskRoutes: Route<SimContext>[] = [
         // The VM's flock is held for the whole copy, so config updates wait for it.
         const release = await sim.flocks.acquire(vmid, true, 10_000);
         try {
-          await ctx.wait(1);
           const bytes =
             source?.size ?? sizeToBytes(parsePropertyString(String(value)).opts["size"] ?? "0");
+          await writeDisks(
+            sim.storageIo,
+            node,
+            [{ storage, bytes }],
+            (id) => isSharedStorage(sim.options.storages, id),
+            true,
+            () => ctx.wait(1),
+          );
           const moved = allocateDisk(sim.cluster, node, storage, vmid, bytes, format);
           ctx.log(`moving disk '${volid}' to '${moved}'`);
           vm.config[disk] = [moved, ...String(value).split(",").slice(1)]

@@ -1,9 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSimulator } from "../../simulator/index.js";
 
 const root = resolve(__dirname, "..", "..");
 // Inside the checkout, so the compiled simulator resolves its dependencies (yaml) from the
@@ -156,6 +157,75 @@ describe("cli", () => {
       stderr:
         "pve-sim: --storage-content local=iso,isos: content types are a comma-separated list of " +
         "iso, images, rootdir, vztmpl, backup, snippets, import\n",
+    });
+  });
+
+  it("runs `conformance` against a cluster and prints no differences for a simulator of the same release", async () => {
+    const cluster = await startSimulator({
+      port: 0,
+      defaultTaskMs: 20,
+      taskJitter: 0,
+      guestBootMs: 100,
+    });
+    try {
+      const caFile = join(dir, "cluster-ca.pem");
+      writeFileSync(caFile, cluster.caCertPem);
+      const args = [cli, "conformance", "--endpoint", cluster.url, "--token", cluster.apiToken];
+      const child = spawn(
+        process.execPath,
+        [
+          ...args,
+          "--ca-cert",
+          caFile,
+          "--node",
+          "pve1",
+          "--template",
+          "9000",
+          "--vmid-range",
+          "4100-4109",
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let out = "";
+      child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+      child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
+      const code = await new Promise<number | null>((done) => child.once("exit", done));
+      expect({ code, last: out.trim().split("\n").at(-1) }, out).toEqual({
+        code: 0,
+        last: "no differences",
+      });
+      expect([...cluster.model.vms.keys()].filter((id) => id >= 4100 && id <= 4109)).toEqual([]);
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it("refuses `conformance` arguments that would let the scenario write outside its range", () => {
+    const args = [
+      "--endpoint",
+      "https://pve.example:8006",
+      "--token",
+      "a@pve!b=c",
+      "--node",
+      "pve1",
+    ];
+    const run = (extra: string[]) => {
+      try {
+        execFileSync(process.execPath, [cli, "conformance", ...args, ...extra], { stdio: "pipe" });
+        return { code: 0, stderr: "" };
+      } catch (err) {
+        const e = err as { status: number; stderr: Buffer };
+        return { code: e.status, stderr: e.stderr.toString().split("\n")[0] };
+      }
+    };
+    expect(run(["--template", "9000", "--vmid-range", "8990-9010"])).toEqual({
+      code: 2,
+      stderr:
+        "pve-sim conformance: --template 9000 lies inside --vmid-range 8990-9010: the scenario would write to it",
+    });
+    expect(run(["--template", "9000", "--vmid-range", "50-60"])).toEqual({
+      code: 2,
+      stderr: "pve-sim conformance: --vmid-range 50-60: expected A-B with 100 <= A <= B",
     });
   });
 });

@@ -14,7 +14,7 @@ const volids = async (storage: string): Promise<unknown[]> =>
 describe("model/pending", () => {
   it("allocates a volume for storage:size and lists it in the storage's content", async () => {
     await put({ scsi1: "local-lvm:8,ssd=1" });
-    expect((await config())["scsi1"]).toBe("local-lvm:vm-100-disk-0,ssd=1,size=8G");
+    expect((await config())["scsi1"]).toBe("local-lvm:vm-100-disk-0,size=8G,ssd=1");
     expect(await volids("local-lvm")).toEqual(["local-lvm:vm-100-disk-0"]);
   });
 
@@ -25,7 +25,7 @@ describe("model/pending", () => {
     });
     expect(await config()).toMatchObject({
       efidisk0: "local-lvm:vm-100-disk-0,efitype=4m,pre-enrolled-keys=1,size=528K",
-      tpmstate0: "local-lvm:vm-100-disk-1,version=v2.0,size=4M",
+      tpmstate0: "local-lvm:vm-100-disk-1,size=4M,version=v2.0",
     });
   });
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { data } from "../support/client.js";
+import { uploadFile } from "../support/upload.js";
 import { useSimulator } from "../support/use-simulator.js";
 
-const { api } = useSimulator({ clonedVm: true });
+const { sim, api } = useSimulator({ clonedVm: true });
 
 const put = (params: Record<string, string | number>) => api.putConfig("pve1", 100, params);
 const current = () => api.vmConfig("pve1", 100, true);
@@ -95,7 +96,7 @@ describe("model/vm-config hot-plug of a running VM", () => {
     await power("start");
     await put({ scsi1: "local-lvm:vm-100-disk-0,size=2G,mbps_rd=100,iops_wr=500" });
     expect((await current())["scsi1"]).toBe(
-      "local-lvm:vm-100-disk-0,size=2G,mbps_rd=100,iops_wr=500",
+      "local-lvm:vm-100-disk-0,iops_wr=500,mbps_rd=100,size=2G",
     );
     await put({ scsi1: "local-lvm:vm-100-disk-0,size=2G,ssd=1,cache=writeback" });
     expect(await pendingKeys()).toEqual(["scsi1"]);
@@ -126,8 +127,11 @@ describe("model/vm-config hot-plug of a running VM", () => {
       400,
       { ide1: "hotplug problem - unable to change media type" },
     ]);
+    const upload = await uploadFile(sim, "pve1", "local", "seed.iso", Buffer.alloc(4096));
+    await api.waitTask("pve1", String(upload.body?.["data"]));
     await put({ ide2: "local:iso/seed.iso,media=cdrom" });
-    expect((await current())["ide2"]).toBe("local:iso/seed.iso,media=cdrom");
+    // create_disks gives an existing volume its size.
+    expect((await current())["ide2"]).toBe("local:iso/seed.iso,media=cdrom,size=4K");
     expect(await pendingKeys()).toEqual(["ide1"]);
   });
 

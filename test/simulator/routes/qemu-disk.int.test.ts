@@ -79,7 +79,7 @@ describe("routes/qemu-disk", () => {
     expect(upid).toContain(":qmmove:100:");
     expect((await api.waitTask("pve1", upid))["exitstatus"]).toBe("OK");
     expect(sim.model.vms.get(100)?.config).toMatchObject({
-      scsi1: "shared:vm-100-disk-0,ssd=1,size=2G",
+      scsi1: "shared:vm-100-disk-0,size=2G,ssd=1",
       unused0: "local-lvm:vm-100-disk-0",
     });
   });

@@ -40,9 +40,9 @@ describe("routes/qemu-power", () => {
     expect((await post("/9000/status/start"))["exitstatus"]).toBe(
       "you can't start a vm if it's a template",
     );
-    await api.call("PUT", "/nodes/pve1/qemu/100/config", {
-      ide2: "local:iso/gone.iso,media=cdrom",
-    });
+    // An ISO deleted after it was attached (a config write refuses a missing volume).
+    const vm = sim.model.vms.get(100);
+    if (vm !== undefined) vm.config["ide2"] = "local:iso/gone.iso,media=cdrom";
     expect((await post("/100/status/start"))["exitstatus"]).toBe(
       "volume 'local:iso/gone.iso' does not exist",
     );
@@ -86,12 +86,16 @@ describe("routes/qemu-power", () => {
   });
 
   it("shows the zombie 'lock: destroyed' config while a destroy runs", async () => {
-    const slow = await startWithClient({ taskDurationsMs: { qmdestroy: 400 } });
+    // The zombie stands for the second half of the task: 2 s, far above scheduling noise.
+    const slow = await startWithClient({ taskDurationsMs: { qmdestroy: 4000 } });
     const upid = String(data(await slow.api.call("DELETE", "/nodes/pve2/qemu/9001")));
-    await new Promise((r) => setTimeout(r, 280));
-    expect(data(await slow.api.get("/nodes/pve2/qemu/9001/config"))).toMatchObject({
-      lock: "destroyed",
-    });
+    const seen: unknown[] = [];
+    for (let i = 0; i < 80 && !seen.includes("destroyed"); i += 1) {
+      const config = data(await slow.api.get("/nodes/pve2/qemu/9001/config")) as { lock?: string };
+      seen.push(config.lock ?? "none");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(seen.at(-1)).toBe("destroyed");
     await slow.api.waitTask("pve2", upid);
     expect((await slow.api.get("/nodes/pve2/qemu/9001/config")).status).toBe(500);
     await slow.api.close();

@@ -144,7 +144,7 @@ describe("routes/storage", () => {
     expect(upid).toContain(":imgdel:local:root@pam!ci:");
     expect((await api.waitTask("pve1", upid))["exitstatus"]).toBe("OK");
     expect(data(await api.get("/nodes/pve1/storage/local/content"))).toEqual([]);
-    expect(sim.model.vms.get(100)?.config["ide2"]).toBe("local:iso/x.iso,media=cdrom");
+    expect(sim.model.vms.get(100)?.config["ide2"]).toBe("local:iso/x.iso,media=cdrom,size=1");
   });
 
   it("ends a delete of a missing file OK with a log line, and rejects a storage mismatch", async () => {

@@ -76,7 +76,7 @@ describe("converge of the firmware and machine inputs", () => {
     expect(config["efidisk0"]).toMatch(
       /^local-lvm:vm-\d+-disk-\d+,efitype=4m,pre-enrolled-keys=1,/,
     );
-    expect(config["tpmstate0"]).toMatch(/^local-lvm:vm-\d+-disk-\d+,version=v2\.0,/);
+    expect(config["tpmstate0"]).toMatch(/^local-lvm:vm-\d+-disk-\d+,size=4M,version=v2\.0$/);
     const volumes = sim.model.volumes("pve1", "local-lvm").filter((v) => v.vmid === created.vmid);
     expect(volumes).toHaveLength(2);
 

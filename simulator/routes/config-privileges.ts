@@ -1,0 +1,29 @@
+import { permError, type Params } from "../http/index.js";
+import { requireBridgeAccess, requirePrivs } from "../auth/check.js";
+import type { SimContext } from "../context.js";
+import { isCloudinitVolume } from "../model/drive-format.js";
+import { DRIVE_KEY } from "../model/vm-config.js";
+import { keyPrivilege } from "./config-schema.js";
+
+/** The privilege each config key needs on the VM, and SDN.Use on each NIC's bridge. */
+export function checkKeyPrivileges(
+  sim: SimContext,
+  tokenId: string,
+  vmid: number,
+  keys: readonly string[],
+  params: Params,
+): void {
+  const release = sim.options.profile.pveVersion;
+  for (const key of keys) {
+    const value = params[key] === undefined ? undefined : String(params[key]);
+    const priv = keyPrivilege(key, value, release);
+    if (priv === "root") throw permError(`only root can set '${key}' config`);
+    // A cloud-init drive wants both (qemu-server 7.2-10, "fix #4321").
+    const file = /^(?:(?:file|volume)=)?([^,]*)/.exec(value ?? "")?.[1] ?? "";
+    const cloudinit =
+      DRIVE_KEY.test(key) && (/(^|:)cloudinit$/.test(file) || isCloudinitVolume(file));
+    const privs = cloudinit ? ["VM.Config.Cloudinit", "VM.Config.CDROM"] : [priv];
+    requirePrivs(sim, tokenId, `/vms/${vmid}`, privs);
+    if (/^net\d+$/.test(key) && value !== undefined) requireBridgeAccess(sim, tokenId, value);
+  }
+}
