@@ -73,7 +73,8 @@ export function required(value: string | undefined, flag: string): string {
 
 export const CONNECTION_HELP = `Connection (flags, else the environment):
   --endpoint URL          PROXMOX_VE_ENDPOINT, e.g. https://pve1:8006
-  --api-token-file FILE   PROXMOX_VE_API_TOKEN_FILE; or PROXMOX_VE_API_TOKEN=user@realm!name=secret
+  --api-token-file FILE   PROXMOX_VE_API_TOKEN_FILE; or PROXMOX_VE_API_TOKEN=user@realm!name=secret;
+                          or a password login: PROXMOX_VE_USERNAME=user@realm, PROXMOX_VE_PASSWORD
   --ca-cert PEM|FILE      PROXMOX_VE_CA_CERT
   --insecure              PROXMOX_VE_INSECURE=true (skip TLS verification)`;
 

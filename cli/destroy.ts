@@ -7,6 +7,7 @@
  * and their pending creates are dropped.
  */
 import { CURRENT_CONFIG, runEngineCommand, type EngineCommandOptions } from "./engine-command";
+import { pendingCreatesByCluster } from "./pending-clusters";
 import { clearPendingVmCreates, readPendingCreates, stackConnection } from "./pending-creates";
 import type { CommandReport } from "./report";
 import { sweep } from "./sweep";
@@ -33,28 +34,35 @@ export function destroy(options: DestroyOptions): Promise<CommandReport> {
       hooks.notice(
         `${count} VM(s) of an interrupted run were not in the state (pending creates): deleting them`,
       );
-      let report;
-      try {
-        report = await sweep({
-          connection: await stackConnection(stack, { ...process.env, ...options.env }),
-          stacks: [options],
-          apply: true,
-          only: pending.identities,
-          onProgress: (line) => hooks.onOutput(`pulumi-proxmox: ${line}\n`),
-        });
-      } catch (error) {
-        throw new Error(
-          `the VMs of the interrupted run were not deleted (${(error as Error).message}); ` +
-            `run \`pulumi-proxmox sweep --stack ${options.stack} --apply\` to delete them`,
-          { cause: error },
-        );
-      }
-      for (const item of report.items) hooks.notice(`${item.action} ${item.target}`);
-      if (report.exitCode !== 0) {
-        throw new Error(
-          `some VMs or seeds of the interrupted run could not be deleted; ` +
-            `run \`pulumi-proxmox sweep --stack ${options.stack} --apply\` again`,
-        );
+      const env = { ...process.env, ...options.env };
+      // Each on its own cluster: the stack config's, or an explicit Provider's.
+      for (const cluster of pendingCreatesByCluster(pending.state, pending.identities, env)) {
+        const on = cluster.provider === undefined ? "" : ` (provider ${cluster.provider})`;
+        let report;
+        try {
+          report = await sweep({
+            connection: cluster.connection ?? (await stackConnection(stack, env)),
+            stacks: [options],
+            apply: true,
+            only: cluster.identities,
+            onProgress: (line) => hooks.onOutput(`pulumi-proxmox: ${line}${on}\n`),
+          });
+        } catch (error) {
+          throw new Error(
+            `the VMs of the interrupted run${on} were not deleted (${(error as Error).message}); ` +
+              `run \`pulumi-proxmox sweep --stack ${options.stack} --apply\` against that ` +
+              `cluster to delete them`,
+            { cause: error },
+          );
+        }
+        for (const item of report.items) hooks.notice(`${item.action} ${item.target}${on}`);
+        if (report.exitCode !== 0) {
+          throw new Error(
+            `some VMs or seeds of the interrupted run${on} could not be deleted; ` +
+              `run \`pulumi-proxmox sweep --stack ${options.stack} --apply\` against that ` +
+              `cluster again`,
+          );
+        }
       }
       await clearPendingVmCreates(stack, pending.state);
     }

@@ -83,7 +83,13 @@ export function requirements(input: RequirementInput): Requirement[] {
   add("Datastore.Audit", iso, "list seed ISOs and attach them");
   if (input.pveMajor >= 8) {
     for (const bridge of input.bridges) {
-      add("SDN.Use", `/sdn/zones/localnetwork/${bridge}`, `use bridge ${bridge} (clone, NICs)`);
+      // GET /nodes/{node}/network lists a bridge only with SDN.Audit or SDN.Use on it
+      // (pve-manager API2/Network.pm `index`): the bridge check before a clone needs it too.
+      add(
+        "SDN.Use",
+        `/sdn/zones/localnetwork/${bridge}`,
+        `use bridge ${bridge} (clone, NICs) and find it in the node's bridges (checked before a clone)`,
+      );
     }
   }
   for (const node of input.nodes) {
@@ -188,18 +194,24 @@ export function satisfied(permissions: Permissions, requirement: Requirement): b
  * The `pveum` lines that create the minimal role and grant it where it is needed: the role holds
  * every privilege (the first of an any-of list), granted on the fewest paths that cover them.
  */
-export function roleCommands(needs: readonly Requirement[], tokenId: string): string[] {
+export function roleCommands(
+  needs: readonly Requirement[],
+  login: { readonly tokenId: string } | { readonly username: string },
+): string[] {
   const privileges = [...new Set(needs.map((need) => need.privilege.split("|")[0] ?? ""))].sort();
   const paths = [...new Set(needs.map((need) => need.path))].sort();
   const minimal = paths.filter(
     (path) => !paths.some((other) => other !== path && path.startsWith(`${other}/`)),
   );
-  const user = tokenId.split("!")[0] ?? tokenId;
+  // A password login has only its user's ACLs; a token has those of its user as well.
+  const user = "tokenId" in login ? (login.tokenId.split("!")[0] ?? login.tokenId) : login.username;
   return [
     `pveum role add ${ROLE_NAME} -privs "${privileges.join(" ")}"`,
     ...minimal.flatMap((path) => [
       `pveum acl modify ${path} -user '${user}' -role ${ROLE_NAME}`,
-      `pveum acl modify ${path} -token '${tokenId}' -role ${ROLE_NAME}`,
+      ...("tokenId" in login
+        ? [`pveum acl modify ${path} -token '${login.tokenId}' -role ${ROLE_NAME}`]
+        : []),
     ]),
   ];
 }

@@ -6,7 +6,7 @@
  */
 import { HttpProxmoxApi } from "../provider/pve/api/http-api";
 import type { Permissions, ProxmoxApi } from "../provider/pve/api/proxmox-api";
-import type { ConnectionConfig } from "../provider/pve/config";
+import { loginName, type ConnectionConfig } from "../provider/pve/config";
 import { hasCode } from "../provider/pve/errors";
 import { CONNECTION_FLAGS, CONNECTION_HELP, connectionFrom, parseFlags, type Io } from "./args";
 import { IMPORT_MIN_RELEASE, importsDiskImages } from "../provider/template/preflight";
@@ -48,7 +48,10 @@ export interface DoctorOptions {
 
 export interface DoctorReport {
   readonly endpoint: string;
-  readonly tokenId: string;
+  /** The API token checked; absent for a password login. */
+  readonly tokenId?: string | undefined;
+  /** The user of a password login; absent for a token. */
+  readonly username?: string | undefined;
   /** `8.4.1`, when the token was accepted. */
   readonly pveVersion?: string | undefined;
   readonly checks: readonly DoctorCheck[];
@@ -61,11 +64,12 @@ export interface DoctorReport {
 /** Runs every check; resolves with the report (never rejects for a PVE answer). */
 export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   const { connection } = options;
+  const { login } = connection;
   const api = options.api ?? new HttpProxmoxApi({ connection, timeoutMs: 30_000 });
   const checks: DoctorCheck[] = [];
   const done = (pveVersion?: string, role: string[] = []): DoctorReport => ({
     endpoint: connection.origin,
-    tokenId: connection.tokenId,
+    ...(login.kind === "token" ? { tokenId: login.tokenId } : { username: login.username }),
     ...(pveVersion === undefined ? {} : { pveVersion }),
     checks,
     role,
@@ -76,16 +80,20 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
   try {
     version = await api.version();
     checks.push({
-      area: "token",
-      name: `token ${connection.tokenId}`,
+      area: "login",
+      name: loginName(login),
       status: "ok",
       detail: `accepted; PVE ${version.version}`,
     });
   } catch (error) {
+    const what =
+      login.kind === "token"
+        ? "check the token id and secret, that the token has not expired and that its user is enabled"
+        : "check the username and password, that the user is enabled and has no second factor";
     const detail = hasCode(error, "AUTH")
-      ? `rejected (401): check the token id and secret, that the token has not expired and that its user is enabled — ${(error as Error).message}`
+      ? `rejected (401): ${what} — ${(error as Error).message}`
       : `cannot reach the API: ${(error as Error).message}`;
-    checks.push({ area: "token", name: `token ${connection.tokenId}`, status: "fail", detail });
+    checks.push({ area: "login", name: loginName(login), status: "fail", detail });
     return done();
   }
   const pveMajor = Number.parseInt(version.release, 10) || 8;
@@ -171,7 +179,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     }
   }
   await checkClock(connection, checks);
-  return done(version.version, roleCommands(needs, connection.tokenId));
+  return done(version.version, roleCommands(needs, login));
 }
 
 /** How a requirement with a broader alternative says so: ` (or Sys.Audit + Sys.Modify on /)`. */
@@ -202,7 +210,7 @@ function formatDoctor(report: DoctorReport): string {
   const row = (status: string, name: string, detail: string) =>
     `${status.padEnd(6)}  ${name.padEnd(width)}  ${detail}`;
   const lines = [
-    `pulumi-proxmox doctor: ${report.endpoint} as ${report.tokenId}`,
+    `pulumi-proxmox doctor: ${report.endpoint} as ${report.tokenId ?? report.username ?? "?"}`,
     "",
     row("STATUS", "CHECK", "DETAIL"),
     ...report.checks.map((c) => row(c.status === "fail" ? "FAIL" : c.status, c.name, c.detail)),

@@ -5,7 +5,11 @@
  * `pulumi destroy` does not delete such a VM, and the next `pulumi up` refuses it (CONFLICT),
  * so `drift`, `up` and `destroy` look for them first.
  */
-import { parseConnectionConfig, type ConnectionConfig } from "../provider/pve/config";
+import {
+  connectionInput,
+  parseConnectionConfig,
+  type ConnectionConfig,
+} from "../provider/pve/config";
 import type { PulumiStack } from "./automation";
 import { pendingCreateIdentitiesIn, VM_TYPE, type Deployment } from "./sweep-owners";
 
@@ -52,14 +56,8 @@ export async function stackConnection(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<ConnectionConfig> {
   const config = await stack.getAllConfig();
-  const value = (key: string) => config[`proxmox:${key}`]?.value;
   return parseConnectionConfig(
-    {
-      endpoint: value("endpoint"),
-      apiToken: value("apiToken"),
-      caCert: value("caCert"),
-      insecure: value("insecure"),
-    },
+    connectionInput((key) => config[key]?.value),
     { env },
   );
 }

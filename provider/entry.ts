@@ -10,6 +10,8 @@ import { DEFAULTS } from "./vm/spec/derive";
 import { FIELDS, type FieldName } from "./vm/spec/fields";
 
 export { RESUME_ENV } from "./vm/steps/resume-list";
+/** How every message names a VM (`VM 13695 on pve1`): the CLI uses the same form. */
+export { vmLabel } from "./pve/errors";
 
 /** A VM the CLI found by its mark: its VMID, the identity and name the mark and VM carry. */
 export interface VmToDelete {

@@ -52,6 +52,7 @@ export function createAdminHandler(target: AdminTarget) {
     const f = target.faults;
     const vm = /^\/_sim\/vms\/(\d+)(\/.*)?$/.exec(path);
     const node = /^\/_sim\/nodes\/([^/]+)\/(down|up)$/.exec(path);
+    const bridges = /^\/_sim\/nodes\/([^/]+)\/bridges$/.exec(path);
     try {
       const key = `${method} ${vm === null ? path : `/_sim/vms/{vmid}${vm[2] ?? ""}`}`;
       const vmid = Number(vm?.[1]);
@@ -130,6 +131,13 @@ export function createAdminHandler(target: AdminTarget) {
             typeof body["reason"] === "string" ? body["reason"] : undefined,
           );
         else f.nodeUp(node[1] ?? "");
+        return send(res, 200, { ok: true });
+      }
+      if (bridges !== null && method === "PUT") {
+        const list = body["bridges"];
+        if (!Array.isArray(list) || !list.every((b) => typeof b === "string"))
+          throw new Error("'bridges' (a list of bridge names) is required");
+        f.setBridges(bridges[1] ?? "", list as string[]);
         return send(res, 200, { ok: true });
       }
       return send(res, 404, { error: `no admin route '${method} ${path}'` });

@@ -84,6 +84,17 @@ export class Faults {
     if (state !== undefined) delete state.down;
   }
 
+  /**
+   * Sets the node's bridges, as an admin editing `/etc/network/interfaces` and reloading would:
+   * VMs on a bridge no longer there fail to start, and the node's network listing changes.
+   */
+  setBridges(node: string, bridges: readonly string[]): void {
+    const state = this.sim.cluster.nodes.get(node);
+    if (state === undefined) throw new Error(`no such node '${node}'`);
+    state.bridges.clear();
+    for (const bridge of bridges) state.bridges.add(bridge);
+  }
+
   /** The next matching task(s) end with `TASK ERROR: <message>` and change nothing. */
   failTasks(match: { type?: string; id?: string; count?: number }, message: string): void {
     this.sim.tasks.faults.push({ ...match, message, remaining: match.count ?? 1 });

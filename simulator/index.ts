@@ -90,8 +90,16 @@ export interface Simulator {
   addToken(tokenId: string, acls: readonly Acl[]): string;
   /** Deletes a token (an admin's `pveum user token remove`): its requests then get a 401. */
   removeToken(tokenId: string): boolean;
-  /** Adds a user who logs in with `password` (`POST /access/ticket`) and has the given ACLs. */
-  addUser(userid: string, password: string, acls: readonly Acl[]): void;
+  /**
+   * Adds a user who logs in with `password` (`POST /access/ticket`) and has the given ACLs;
+   * with `tfa`, the login only gets a second-factor challenge (`NeedTFA`).
+   */
+  addUser(
+    userid: string,
+    password: string,
+    acls: readonly Acl[],
+    options?: { tfa?: boolean },
+  ): void;
   /** Finishes running tasks at once, writes the state file, and stops listening. */
   close(): Promise<void>;
 }
@@ -100,7 +108,7 @@ export interface Simulator {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const opts = resolveOptions(options);
   const tls = opts.tls ? generateTls(opts.host) : undefined;
-  const cluster = new Cluster(opts.nodes, opts.storages);
+  const cluster = new Cluster(opts.nodes, opts.storages, Object.keys(opts.bridges));
   const pools = new IpPools(opts.bridges);
   const rootSecret = TokenStore.newSecret();
   const rootPassword = TokenStore.newSecret();
@@ -204,7 +212,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     addToken: (tokenId, acls) => tokens.add({ tokenId, secret: TokenStore.newSecret(), acls }),
     removeToken: (tokenId) => tokens.remove(tokenId),
-    addUser: (userid, password, acls) => tokens.addUser({ userid, password, acls }),
+    addUser: (userid, password, acls, options) =>
+      tokens.addUser({ userid, password, acls, tfa: options?.tfa }),
     close: () =>
       (closing ??= (async () => {
         await tasks.fastForward();
@@ -245,7 +254,7 @@ function seedTemplates(cluster: Cluster, templates: SimulatorOptions["templates"
 
 function snapshot(cluster: Cluster): unknown {
   return {
-    nodes: [...cluster.nodes.values()],
+    nodes: [...cluster.nodes.values()].map((node) => ({ ...node, bridges: [...node.bridges] })),
     vms: [...cluster.vms.values()],
     volumes: [...cluster.volumes.values()].map(({ data, ...rest }) => ({
       ...rest,

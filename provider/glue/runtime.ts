@@ -16,6 +16,7 @@
  */
 import type { ConfigReader } from "../pve/connection";
 import type { OperationContext } from "../pve/context";
+import { forEngine } from "../inputs/check-failure";
 import { checkVm } from "../vm/operations/check";
 import { diffVm } from "../vm/operations/diff";
 import { readVm } from "../vm/operations/read";
@@ -46,12 +47,27 @@ export function context(): Promise<OperationContext> {
   return ready;
 }
 
+/**
+ * check, then — when the inputs pass and name a new node or new bridges — each NIC's bridge
+ * looked up on the node (vm/steps/bridges.ts), so a preview refuses a bridge PVE would only
+ * refuse at the VM's start.
+ *
+ * The engine stores the inputs as the program wrote them, not as `check` resolves them: with the
+ * program run (`preview --refresh --run-program`, as `pulumi-proxmox drift` runs it), the engine
+ * compares the stored inputs with the program's own, and every default `check` filled in would
+ * read as removed (`refreshing [diff: -agent,…]`). diff, create and update resolve them again.
+ */
 export async function check(olds: Props, news: Props) {
-  return checkVm(olds, news);
+  const result = checkVm(olds, news);
+  if (result.failures.length > 0) return { ...result, failures: forEngine(result.failures) };
+  const { bridgeFailures } = await import("../vm/steps/bridges.js");
+  const before = Object.keys(olds).length === 0 ? olds : checkVm({}, olds).inputs;
+  const failures = await bridgeFailures(context, before, result.inputs);
+  return { inputs: { ...news }, failures: forEngine(failures) };
 }
 
 export async function diff(_id: string, olds: Props, news: Props) {
-  const result = diffVm(olds, news);
+  const result = diffVm(olds, checkVm({}, news).inputs);
   return {
     changes: result.changes,
     replaces: result.replaces,
@@ -86,7 +102,7 @@ export async function remove(_id: string, props: Props): Promise<void> {
   await deleteVm(ctx, parseVmState(props));
 }
 
-/** Create and update get the inputs `check` returned: parsed, with defaults, all known. */
+/** Create and update get the stored inputs, resolved as `check` resolves them: all known. */
 function resolved(inputs: Props): ResolvedInputs {
   return checkVm({}, inputs).inputs as ResolvedInputs;
 }

@@ -2,9 +2,11 @@ import {
   PermanentError,
   TransientError,
   missingPool,
+  vmLabel,
   type ErrorCode,
   type ErrorContext,
 } from "./errors.js";
+import type { Login } from "./config.js";
 import type { ProxmoxError } from "./errors.js";
 import { describeTarget, pathContext } from "./api/path-context.js";
 import { typeOfUpid, vmidOfUpid } from "./upid.js";
@@ -324,6 +326,42 @@ function fromFamily(
 }
 
 /**
+ * A 401. PVE's auth_handler (pve-manager `PVE/HTTPServer.pm`) answers it with an empty body and
+ * the reason "No ticket", "Authentication failed!" or (older builds) the verify_token text; a
+ * refused login (`POST /access/ticket`) says "authentication failure" whatever the cause, so as
+ * not to tell which users exist (pve-access-control `PVE/API2/AccessControl.pm`,
+ * `create_ticket`). Both are permanent: a password login's HTTP layer has already renewed its
+ * ticket once before a 401 gets here.
+ */
+function unauthenticated(
+  request: string,
+  pve: string,
+  context: ErrorContext,
+  login: Login | undefined,
+): ProxmoxError {
+  let advice: string;
+  if (login?.kind === "password" && context.path === "/access/ticket") {
+    advice =
+      `PVE refused the login of ${login.username}. Check \`proxmox:username\` and ` +
+      `\`proxmox:password\` (or PROXMOX_VE_USERNAME and PROXMOX_VE_PASSWORD): the user ` +
+      `exists in that realm and is enabled, and the password is current.`;
+  } else if (login?.kind === "password") {
+    advice =
+      `PVE refused a new login ticket of ${login.username}: check that the user is enabled ` +
+      `and has not expired.`;
+  } else {
+    advice =
+      `Check the API token${login === undefined ? "" : ` ${login.tokenId}`}: its id and ` +
+      `secret, that it exists and has not expired, and that its user is enabled.`;
+  }
+  return new PermanentError(
+    "AUTH",
+    `${request} was not authenticated (401 ${pve}). ${advice}`,
+    context,
+  );
+}
+
+/**
  * Classifies a non-2xx PVE answer. `path` is the API path without `/api2/json` and without its
  * query string; `body` is the parsed JSON body (or its raw text, or undefined when empty).
  */
@@ -333,8 +371,8 @@ export function classify(
   status: number,
   statusText: string,
   body: unknown,
-  /** The API token's id (`user@realm!name`, not secret), named in a 401 message. */
-  tokenId?: string,
+  /** Who logged in (token id or user, never the secret), named in a 401 message. */
+  login?: Login,
 ): ProxmoxError {
   const pve = firstLine(pveMessageOf(statusText, body)) || `HTTP ${status}`;
   const context: ErrorContext = {
@@ -348,17 +386,7 @@ export function classify(
   const request = `${method} ${path}`;
   const target = describeTarget(context);
 
-  if (status === 401) {
-    // HTTPServer.pm auth_handler: 401 with an empty body, reason "No ticket",
-    // "Authentication failed!" or (older builds) the verify_token text.
-    return new PermanentError(
-      "AUTH",
-      `${request} was not authenticated (401 ${pve}). Check the API token` +
-        `${tokenId === undefined ? "" : ` ${tokenId}`}: its id and secret, that it exists and ` +
-        `has not expired, and that its user is enabled.`,
-      context,
-    );
-  }
+  if (status === 401) return unauthenticated(request, pve, context, login);
   if (status === 403) return forbidden(request, target, pve, context);
   if (status === 400) return invalidParam(request, target, pve, context);
   if (status === 404) {
@@ -391,12 +419,16 @@ export function classify(
       context,
     );
   }
-  // Any other 500 is a die in the handler (RESTEnvironment/Exception.pm): the same request dies
-  // the same way, so it is permanent: retrying it forever would hide the cause from the user.
+  // Any other 500 is a die in the handler (RESTEnvironment/Exception.pm): the same request
+  // usually dies the same way, so it is permanent within the run. Retrying such errors forever
+  // was an anchor's worst bug. A die can still pass (a storage that was full for a moment), and
+  // the next `up` sends the request again: the message says so rather than "it will never work".
   return new PermanentError(
     "SERVER",
-    `${request}${at(target)} failed on the server (${status} ${pve}). Retrying the same request will ` +
-      `not help; fix the cause PVE names.`,
+    `${request}${at(target)} failed on the server (${status} ${pve}). Not retried in this run: ` +
+      `PVE gave up on the request, and the same request usually fails the same way. The next ` +
+      "`pulumi up` sends it again and carries on from there (what this run finished is kept): " +
+      "fix what PVE names first; if the cause has passed, that `up` completes.",
     context,
   );
 }
@@ -414,22 +446,46 @@ export function classifyTaskFailure(
   logTail: readonly string[],
 ): PermanentError {
   const family = familyOf(exitstatus);
+  const missingBridge = missingBridgeIn(logTail);
   const context: ErrorContext = {
     node,
     upid,
     vmid: vmidOfUpid(upid),
     pveMessage: exitstatus,
     taskLogTail: logTail,
-    taskErrorCode: family?.code,
+    taskErrorCode: missingBridge === undefined ? family?.code : "NOT_FOUND",
+    missingBridge,
   };
   const type = typeOfUpid(upid) ?? "task";
   const where =
-    context.vmid === undefined ? `on node ${node}` : `for VM ${context.vmid} on node ${node}`;
+    context.vmid === undefined ? `on node ${node}` : `for ${vmLabel({ vmid: context.vmid, node })}`;
   const tail = logTail.length > 0 ? `\nLast lines of the task log:\n  ${logTail.join("\n  ")}` : "";
+  if (missingBridge !== undefined) {
+    return new PermanentError(
+      "TASK_FAILED",
+      `PVE task ${type} ${where} failed: a NIC is on bridge ${missingBridge}, which node ${node} ` +
+        `does not have (${exitstatus}; ${upid}). The VM was not started: its network, not its ` +
+        `guest, is the problem. Set the NIC's bridge to one node ${node} has, or create ` +
+        `${missingBridge} there (System → Network); the next \`up\` starts the VM.${tail}`,
+      context,
+    );
+  }
   return new PermanentError(
     "TASK_FAILED",
     `PVE task ${type} ${where} failed: ${exitstatus} (${upid}). See the task log in the PVE UI ` +
       `(node ${node}, Tasks).${tail}`,
     context,
   );
+}
+
+/**
+ * pve-common `PVE/Network.pm` (`$read_bridge_mtu`): "bridge '<name>' does not exist", logged by
+ * qemu-server's pve-bridge script when QEMU starts and a NIC names a bridge the node lacks.
+ */
+function missingBridgeIn(logTail: readonly string[]): string | undefined {
+  for (const line of logTail) {
+    const bridge = /^bridge '([^']+)' does not exist$/.exec(line.trim())?.[1];
+    if (bridge !== undefined) return bridge;
+  }
+  return undefined;
 }

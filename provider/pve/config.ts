@@ -1,19 +1,19 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { PermanentError } from "./errors.js";
+import { CONNECTION_SETTINGS, type ConnectionSetting } from "./connection-settings.js";
 import { Secret } from "./secret.js";
 
 /**
  * Connection settings for one PVE endpoint, parsed once from provider config (an object of
- * strings) with environment fallbacks. The token secret is wrapped in a {@link Secret} as soon
- * as it is read, so nothing downstream can print it.
+ * strings) with environment fallbacks. The token secret and the password are wrapped in a
+ * {@link Secret} as soon as they are read, so nothing downstream can print them.
  */
 export interface ConnectionConfig {
   /** Origin of the API, e.g. `https://pve1.example.com:8006` (no path, no trailing slash). */
   readonly origin: string;
-  /** `user@realm!tokenname`: not secret, safe to log. */
-  readonly tokenId: string;
-  readonly secret: Secret;
+  /** How requests are authenticated: an API token, or a password login's tickets. */
+  readonly login: Login;
   /** PEM text of the CA (or self-signed certificate) to trust instead of the system store. */
   readonly caCert?: string | undefined;
   /** Skip TLS verification: an explicit opt-in that logs a warning on every run. */
@@ -24,6 +24,29 @@ export interface ConnectionConfig {
   readonly heavyTasksPerNode?: number | undefined;
 }
 
+export type Login = TokenLogin | PasswordLogin;
+
+/** An API token: sent whole with every request. */
+export interface TokenLogin {
+  readonly kind: "token";
+  /** `user@realm!tokenname`: not secret, safe to log. */
+  readonly tokenId: string;
+  readonly secret: Secret;
+}
+
+/** A user and password: traded for login tickets (`POST /access/ticket`) by the HTTP layer. */
+export interface PasswordLogin {
+  readonly kind: "password";
+  /** `user@realm`: not secret, safe to log. */
+  readonly username: string;
+  readonly password: Secret;
+}
+
+/** Who a login is, for messages: `token root@pam!ci` or `user root@pam`. Never secret. */
+export function loginName(login: Login): string {
+  return login.kind === "token" ? `token ${login.tokenId}` : `user ${login.username}`;
+}
+
 /**
  * Default of `maxConnections`. A node answers three requests at once (pvedaemon's workers), so
  * more connections only queue there; fewer made `bench:scale`'s 100 VMs queue their clone
@@ -32,20 +55,16 @@ export interface ConnectionConfig {
  */
 export const DEFAULT_MAX_CONNECTIONS = 8;
 
-/** Keys of the string object accepted by {@link parseConnectionConfig}. */
-export interface ConnectionConfigInput {
-  readonly endpoint?: string | undefined;
-  /** `user@realm!tokenname=secret` (PVE's own format, optionally prefixed `PVEAPIToken=`). */
-  readonly apiToken?: string | undefined;
-  /** Path of a file holding the token, for secrets mounted as files. */
-  readonly apiTokenFile?: string | undefined;
-  readonly insecure?: string | undefined;
-  /** PEM text, or the path of a PEM file. */
-  readonly caCert?: string | undefined;
-  /** A whole number from 1 to 64. */
-  readonly maxConnections?: string | undefined;
-  /** A whole number from 1 to 64; unset: no bound. */
-  readonly heavyTasksPerNode?: string | undefined;
+/** The string object accepted by {@link parseConnectionConfig}: one value per setting. */
+export type ConnectionConfigInput = { readonly [K in ConnectionSetting]?: string | undefined };
+
+/** The settings of a config whose keys are `proxmox:<name>` (stack config, `Provider` inputs). */
+export function connectionInput(get: (key: string) => string | undefined): ConnectionConfigInput {
+  const input: Partial<Record<ConnectionSetting, string | undefined>> = {};
+  for (const name of Object.keys(CONNECTION_SETTINGS) as ConnectionSetting[]) {
+    input[name] = get(`proxmox:${name}`);
+  }
+  return input;
 }
 
 export interface ConfigSources {
@@ -54,18 +73,14 @@ export interface ConfigSources {
 }
 
 const TOKEN_ID = /^[^@\s=!]+@[^@\s=!]+![A-Za-z][A-Za-z0-9._-]+$/;
+/** pve-access-control's `pve-userid` format: a name without `@`, `:`, `/` or `!`, then the realm. */
+const USER_ID = /^[^@\s:/!]+@[A-Za-z][A-Za-z0-9._-]+$/;
 
 const inputSchema = z.object({
   endpoint: z
     .string({ error: "is required (config `endpoint` or PROXMOX_VE_ENDPOINT)" })
     .trim()
     .pipe(z.url({ protocol: /^https?$/, error: "must be an http(s) URL, e.g. https://pve1:8006" })),
-  apiToken: z
-    .string({
-      error: "is required (config `apiToken`, PROXMOX_VE_API_TOKEN or PROXMOX_VE_API_TOKEN_FILE)",
-    })
-    .trim()
-    .min(1, "is empty"),
   insecure: z.enum(["true", "false", "1", "0", ""], { error: "must be true or false" }).optional(),
   caCert: z.string().trim().optional(),
   maxConnections: countTo64().default(DEFAULT_MAX_CONNECTIONS),
@@ -83,8 +98,8 @@ function configError(message: string): PermanentError {
 }
 
 /** Splits `user@realm!name=secret` at the last `=`, as PVE does; never echoes the input. */
-function parseToken(raw: string): { tokenId: string; secret: Secret } {
-  const value = raw.replace(/^PVEAPIToken[= ]/, "");
+function parseToken(raw: string): TokenLogin {
+  const value = raw.trim().replace(/^PVEAPIToken[= ]/, "");
   const at = value.lastIndexOf("=");
   const tokenId = at > 0 ? value.slice(0, at) : "";
   const secret = at > 0 ? value.slice(at + 1) : "";
@@ -93,7 +108,7 @@ function parseToken(raw: string): { tokenId: string; secret: Secret } {
       "apiToken must look like `user@realm!tokenname=secret` (the token id, an `=`, then the secret)",
     );
   }
-  return { tokenId, secret: new Secret(secret) };
+  return { kind: "token", tokenId, secret: new Secret(secret) };
 }
 
 function readPem(value: string, readFile: (path: string) => string): string {
@@ -109,12 +124,76 @@ function readPem(value: string, readFile: (path: string) => string): string {
   return text;
 }
 
+const LOGIN_SETTINGS = ["apiToken", "apiTokenFile", "username", "password"] as const;
+
+/**
+ * The login, from one place: the input's when it names any login setting, else the
+ * environment's. So a token in PROXMOX_VE_API_TOKEN never meets a password from the stack config
+ * (or a `Provider`): each cluster's login is whole where it is written.
+ */
+function parseLogin(
+  input: ConnectionConfigInput,
+  env: Readonly<Record<string, string | undefined>>,
+  readFile: (path: string) => string,
+): Login {
+  const given = (value: string | undefined): value is string =>
+    value !== undefined && value.trim() !== "";
+  const fromInput = LOGIN_SETTINGS.some((name) => given(input[name]));
+  const value = (name: (typeof LOGIN_SETTINGS)[number]) =>
+    fromInput ? input[name] : env[CONNECTION_SETTINGS[name].env];
+  const named = (name: (typeof LOGIN_SETTINGS)[number]) =>
+    fromInput ? name : CONNECTION_SETTINGS[name].env;
+
+  const tokenSetting = (["apiToken", "apiTokenFile"] as const).find((n) => given(value(n)));
+  const passwordSettings = (["username", "password"] as const).filter((n) => given(value(n)));
+  if (tokenSetting !== undefined && passwordSettings.length > 0) {
+    const where = fromInput ? "in the config" : "in the environment";
+    throw configError(
+      `${named(tokenSetting)} and ${passwordSettings.map(named).join(" and ")} are both set ` +
+        `${where}: a login is an API token or a username and password, not both. Remove one.`,
+    );
+  }
+  if (tokenSetting === "apiToken") return parseToken(value("apiToken") ?? "");
+  if (tokenSetting === "apiTokenFile") {
+    const file = value("apiTokenFile") ?? "";
+    try {
+      return parseToken(readFile(file));
+    } catch (error) {
+      if (error instanceof PermanentError) throw error;
+      const code = (error as { code?: unknown }).code;
+      throw configError(`apiTokenFile ${file} cannot be read (${String(code ?? "error")})`);
+    }
+  }
+  const username = value("username");
+  const password = value("password");
+  if (given(username) && given(password)) {
+    if (!USER_ID.test(username.trim())) {
+      throw configError("username must look like `user@realm`, e.g. root@pam or ops@pve");
+    }
+    return { kind: "password", username: username.trim(), password: new Secret(password) };
+  }
+  if (given(username)) {
+    throw configError(
+      "password is required with username (config `password` or PROXMOX_VE_PASSWORD)",
+    );
+  }
+  if (given(password)) {
+    throw configError(
+      "username is required with password (config `username` or PROXMOX_VE_USERNAME), e.g. root@pam",
+    );
+  }
+  throw configError(
+    "apiToken is required (config `apiToken`, PROXMOX_VE_API_TOKEN or PROXMOX_VE_API_TOKEN_FILE), " +
+      "or username and password for a password login (config `username` and `password`, or " +
+      "PROXMOX_VE_USERNAME and PROXMOX_VE_PASSWORD)",
+  );
+}
+
 /**
  * Parses connection settings. Precedence: the explicit `input` value, then the environment
- * (`PROXMOX_VE_ENDPOINT`, `PROXMOX_VE_API_TOKEN`, `PROXMOX_VE_API_TOKEN_FILE`,
- * `PROXMOX_VE_INSECURE`, `PROXMOX_VE_CA_CERT`, `PROXMOX_VE_MAX_CONNECTIONS`,
- * `PROXMOX_VE_HEAVY_TASKS_PER_NODE`). Throws a `CONFIG` {@link PermanentError} that
- * names the setting and never contains the token.
+ * variable {@link CONNECTION_SETTINGS} names; the login is taken whole from one of the two (see
+ * `parseLogin`). Throws a `CONFIG` {@link PermanentError} that names the setting and never
+ * contains the token or the password.
  */
 export function parseConnectionConfig(
   input: ConnectionConfigInput = {},
@@ -122,31 +201,20 @@ export function parseConnectionConfig(
 ): ConnectionConfig {
   const env = sources.env ?? process.env;
   const readFile = sources.readFile ?? ((path: string) => readFileSync(path, "utf8"));
-  const pick = (value: string | undefined, name: string) =>
-    value !== undefined && value.trim() !== "" ? value : env[name];
-
-  let apiToken = pick(input.apiToken, "PROXMOX_VE_API_TOKEN");
-  const tokenFile = pick(input.apiTokenFile, "PROXMOX_VE_API_TOKEN_FILE");
-  if ((apiToken === undefined || apiToken.trim() === "") && tokenFile) {
-    try {
-      apiToken = readFile(tokenFile);
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      throw configError(`apiTokenFile ${tokenFile} cannot be read (${String(code ?? "error")})`);
-    }
-  }
+  const pick = (name: Exclude<ConnectionSetting, (typeof LOGIN_SETTINGS)[number]>) => {
+    const value = input[name];
+    return value !== undefined && value.trim() !== "" ? value : env[CONNECTION_SETTINGS[name].env];
+  };
 
   const parsed = inputSchema.safeParse({
-    endpoint: pick(input.endpoint, "PROXMOX_VE_ENDPOINT"),
-    apiToken,
-    insecure: pick(input.insecure, "PROXMOX_VE_INSECURE")?.trim().toLowerCase(),
-    caCert: pick(input.caCert, "PROXMOX_VE_CA_CERT"),
-    maxConnections: pick(input.maxConnections, "PROXMOX_VE_MAX_CONNECTIONS")?.trim() || undefined,
-    heavyTasksPerNode:
-      pick(input.heavyTasksPerNode, "PROXMOX_VE_HEAVY_TASKS_PER_NODE")?.trim() || undefined,
+    endpoint: pick("endpoint"),
+    insecure: pick("insecure")?.trim().toLowerCase(),
+    caCert: pick("caCert"),
+    maxConnections: pick("maxConnections")?.trim() || undefined,
+    heavyTasksPerNode: pick("heavyTasksPerNode")?.trim() || undefined,
   });
   if (!parsed.success) {
-    // Name the field and zod's complaint; never the received value (it may be the token).
+    // Name the field and zod's complaint; never the received value (it may be a secret).
     const issue = parsed.error.issues[0];
     throw configError(`${issue?.path.join(".") ?? "config"} ${issue?.message ?? "is invalid"}`);
   }
@@ -157,7 +225,7 @@ export function parseConnectionConfig(
   }
   return {
     origin: url.origin,
-    ...parseToken(parsed.data.apiToken),
+    login: parseLogin(input, env, readFile),
     caCert: caCert ? readPem(caCert, readFile) : undefined,
     insecure: insecure === "true" || insecure === "1",
     maxConnections: parsed.data.maxConnections,

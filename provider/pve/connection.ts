@@ -15,7 +15,7 @@ import {
 import { HttpProxmoxApi } from "./api/http-api";
 import { retryingApi } from "./api/retrying-api";
 import { tracedApi } from "./api/traced-api";
-import { parseConnectionConfig } from "./config";
+import { connectionInput, parseConnectionConfig } from "./config";
 import { operationContext, type ListingAge, type OperationContext } from "./context";
 import { engineSignal } from "../glue/engine-watch";
 
@@ -26,15 +26,7 @@ export interface ConfigReader {
 
 /** Also used by integration tests, which build a context per simulator. */
 export function buildContext(config: ConfigReader): OperationContext {
-  const connection = parseConnectionConfig({
-    endpoint: config.get("proxmox:endpoint"),
-    apiToken: config.get("proxmox:apiToken"),
-    apiTokenFile: config.get("proxmox:apiTokenFile"),
-    caCert: config.get("proxmox:caCert"),
-    insecure: config.get("proxmox:insecure"),
-    maxConnections: config.get("proxmox:maxConnections"),
-    heavyTasksPerNode: config.get("proxmox:heavyTasksPerNode"),
-  });
+  const connection = parseConnectionConfig(connectionInput((key) => config.get(key)));
   const debug = process.env["PULUMI_PROXMOX_DEBUG"] === "1";
   const http = new HttpProxmoxApi({
     connection,

@@ -62,6 +62,8 @@ export interface ErrorContext {
    * branch on a code instead of reading the text.
    */
   readonly taskErrorCode?: ErrorCode | undefined;
+  /** For TASK_FAILED: the bridge a start could not plug a NIC into (the node lacks it). */
+  readonly missingBridge?: string | undefined;
 }
 
 const BRAND = Symbol.for("pulumi-proxmox.error");
@@ -162,6 +164,14 @@ export function aboutVmOnce(
 }
 
 /**
+ * How every message names a VM: `VM 13695 on pve1`, or `VM 13695` while its node is not known.
+ * One form, so a user can search a log for it.
+ */
+export function vmLabel(vm: { readonly vmid: number; readonly node?: string | undefined }): string {
+  return vm.node === undefined ? `VM ${vm.vmid}` : `VM ${vm.vmid} on ${vm.node}`;
+}
+
+/**
  * `error` restated for the VM it happened to, when the request's path names only a node or a
  * storage (a seed upload, a storage listing): the message leads with the VM and node and what
  * was being done; the kind, code and PVE's message are kept. Anything else is returned as it is.
@@ -172,8 +182,7 @@ export function aboutVm(
   doing: string,
 ): unknown {
   if (!isProxmoxError(error)) return error;
-  const where = vm.node === undefined ? `VM ${vm.vmid}` : `VM ${vm.vmid} on node ${vm.node}`;
-  const message = `${where}: ${doing} failed: ${error.message}`;
+  const message = `${vmLabel(vm)}: ${doing} failed: ${error.message}`;
   const context = { ...error.context, node: vm.node ?? error.context.node, vmid: vm.vmid };
   return error.transient
     ? new TransientError(error.code, message, context, { cause: error })

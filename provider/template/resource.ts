@@ -1,34 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as provider from "../template-provider";
+import type { CloudImageTemplateArgs } from "./args";
 import { redactUrls } from "./redact";
 import { UntracedDynamicResource } from "../glue/construction-traces";
 
-export interface CloudImageTemplateArgs {
-  /** The image: an uncompressed `.qcow2`, `.img` (qcow2), `.raw` or `.vmdk` over http(s). Replaces. */
-  readonly url: pulumi.Input<string>;
-  /** Hex digest PVE verifies after the download; needs `checksumAlgorithm`. Replaces. */
-  readonly checksum?: pulumi.Input<string>;
-  /** The algorithm of `checksum`: `sha256` or `sha512`. Replaces. */
-  readonly checksumAlgorithm?: pulumi.Input<"sha256" | "sha512">;
-  /** The node that downloads the image and holds the template. Replaces. */
-  readonly node: pulumi.Input<string>;
-  /** A file storage with `import` content for the downloaded image (default `local`). Replaces. */
-  readonly importStorage?: pulumi.Input<string>;
-  /** The disk storage of the template (default `local-lvm`). Replaces. */
-  readonly storage?: pulumi.Input<string>;
-  /** The template's VM name (default: derived from the resource name). Replaces. */
-  readonly name?: pulumi.Input<string>;
-  /** Cores of the template, and so of its clones unless they set their own (default 1). */
-  readonly cores?: pulumi.Input<number>;
-  /** MiB (default 1024). */
-  readonly memory?: pulumi.Input<number>;
-  /** The bridge of net0 (default `vmbr0`). */
-  readonly bridge?: pulumi.Input<string>;
-  /** Where the template's VMID is allocated (default 10000–99999). */
-  readonly vmidRange?: pulumi.Input<{ min: number; max: number }>;
-  /** Budgets in milliseconds: the download task, and every other task. */
-  readonly timeouts?: pulumi.Input<{ downloadMs?: number; taskMs?: number }>;
-}
+export type { CloudImageTemplateArgs } from "./args";
 
 /**
  * A Proxmox VE template made from a cloud image over the API alone: PVE downloads the image

@@ -1,94 +1,52 @@
 /**
- * The inputs of a `CloudImageTemplate`, checked once here and used by every operation: what
- * PVE's `import` content takes, which image names are refused before any call, and the
- * template's hardware defaults. Node, storage, name, cores, memory and the VMID range reuse the
- * `ProxmoxVm` spec's schemas, so the same value is valid (or not) for the same reason in both.
+ * The inputs of a `CloudImageTemplate`, checked once here and used by every operation: the
+ * schema follows from the spec (./template-spec.ts), plus the rule PVE has for two of them
+ * together (a checksum and its algorithm).
  */
 import { z } from "zod";
 import type { CheckFailure } from "../inputs/check-failure";
 import { containsUnknown, identityInputSchema } from "../inputs/unknown";
 import { failuresOfIssues } from "../vm/operations/check";
-import { FIELDS } from "../vm/spec/fields";
+import {
+  TEMPLATE_FIELDS,
+  TEMPLATE_FIELD_NAMES,
+  type TemplateFieldName,
+  type TemplateFields,
+} from "./template-spec";
 
 /** Hex digits of each checksum algorithm PVE's download-url verifies. */
 const CHECKSUM_LENGTHS = { sha256: 64, sha512: 128 } as const;
 
-/**
- * The format each image extension is stored as. `import` content takes `.qcow2|.raw|.vmdk`
- * (and `.ova`, which is not a disk image); an Ubuntu `*.img` is a qcow2 file.
- */
-const FORMAT_OF_EXTENSION: Readonly<Record<string, "qcow2" | "raw" | "vmdk">> = {
-  qcow2: "qcow2",
-  img: "qcow2",
-  raw: "raw",
-  vmdk: "vmdk",
+export { IMAGE_FORMATS, imageFormatOf, TEMPLATE_STORAGE_DEFAULTS } from "./template-spec";
+
+/** Each input's schema as `check` parses it: a default filled in, else optional unless required. */
+type InputSchemas = {
+  readonly [K in TemplateFieldName]: TemplateFields[K] extends { readonly default: unknown }
+    ? z.ZodDefault<TemplateFields[K]["schema"]>
+    : TemplateFields[K] extends { readonly required: true }
+      ? TemplateFields[K]["schema"]
+      : z.ZodOptional<TemplateFields[K]["schema"]>;
 };
 
-/** The formats a downloaded image is stored as (its file's extension). */
-export const IMAGE_FORMATS = [...new Set(Object.values(FORMAT_OF_EXTENSION))];
-
-/** PVE decompresses only `iso` content: a compressed disk image cannot be imported. */
-const COMPRESSED = /\.(gz|xz|zst|bz2|lzo|zip|tgz)$/i;
-
-/** The format of the image at `url`, from its path's extension; undefined when not importable. */
-export function imageFormatOf(url: string): "qcow2" | "raw" | "vmdk" | undefined {
-  const path = URL.canParse(url) ? new URL(url).pathname : url;
-  const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
-  return extension === undefined ? undefined : FORMAT_OF_EXTENSION[extension];
-}
-
-const imageUrl = z
-  .string()
-  .refine((v) => /^https?:\/\/./.test(v) && URL.canParse(v), "must be an http:// or https:// URL")
-  .refine(
-    // The URL is shown in progress lines and kept in the template's mark in PVE, which anyone
-    // with VM.Audit reads: credentials in it would leak there.
-    (v) => !URL.canParse(v) || (new URL(v).username === "" && new URL(v).password === ""),
-    "must not carry a user name or password: the URL is shown in progress lines and kept in " +
-      "the template's description in PVE; serve the image without credentials",
-  )
-  .refine(
-    (v) => !COMPRESSED.test(new URL(v).pathname),
-    "is a compressed image: PVE decompresses only ISO downloads, so give the URL of the " +
-      "uncompressed .qcow2, .img, .raw or .vmdk file",
-  )
-  .refine(
-    (v) => imageFormatOf(v) !== undefined || COMPRESSED.test(new URL(v).pathname),
-    "must name a disk image ending .qcow2, .img (a qcow2 file, as Ubuntu's), .raw or .vmdk",
-  );
-
-const timeoutsSchema = z.strictObject({
-  /** The download task: PVE fetches the whole image in it. */
-  downloadMs: z.number().int().positive().default(1_800_000),
-  /** Every other task: the import into the disk storage, the conversion, the deletes. */
-  taskMs: z.number().int().positive().default(600_000),
-});
-
-/** Where the image is downloaded and the template's disk is made, unless the inputs say. */
-export const TEMPLATE_STORAGE_DEFAULTS = { importStorage: "local", storage: "local-lvm" } as const;
+const inputSchemas = Object.fromEntries(
+  TEMPLATE_FIELD_NAMES.map((name) => {
+    const spec: { schema: z.ZodType; default?: unknown; required?: boolean } =
+      TEMPLATE_FIELDS[name];
+    const schema =
+      spec.default !== undefined
+        ? spec.schema.default(spec.default)
+        : spec.required === true
+          ? spec.schema
+          : spec.schema.optional();
+    return [name, schema];
+  }),
+) as unknown as InputSchemas;
 
 const templateInputsSchema = z
   .strictObject({
     __provider: z.unknown().optional(),
     identity: identityInputSchema,
-    url: imageUrl,
-    checksum: z
-      .string()
-      .regex(/^[0-9a-fA-F]+$/, "must be a hex digest")
-      .optional(),
-    checksumAlgorithm: z.enum(["sha256", "sha512"]).optional(),
-    node: FIELDS.node.schema,
-    importStorage: FIELDS.storage.schema.default(TEMPLATE_STORAGE_DEFAULTS.importStorage),
-    storage: FIELDS.storage.schema.default(TEMPLATE_STORAGE_DEFAULTS.storage),
-    name: FIELDS.name.schema.optional(),
-    cores: FIELDS.cores.schema.default(1),
-    memory: FIELDS.memory.schema.default(1024),
-    bridge: z
-      .string()
-      .regex(/^[a-zA-Z][a-zA-Z0-9_.-]*$/, "must be a bridge name, e.g. vmbr0")
-      .default("vmbr0"),
-    vmidRange: FIELDS.vmidRange.schema.default({ min: 10_000, max: 99_999 }),
-    timeouts: timeoutsSchema.default(timeoutsSchema.parse({})),
+    ...inputSchemas,
   })
   .superRefine((inputs, ctx) => {
     const { checksum, checksumAlgorithm } = inputs;
@@ -113,19 +71,10 @@ const templateInputsSchema = z
 
 export type TemplateInputs = z.output<typeof templateInputsSchema>;
 
-/** The inputs whose change makes another template (all of them: a template is an image). */
-export const TEMPLATE_INPUT_KEYS = [
-  "url",
-  "checksum",
-  "checksumAlgorithm",
-  "node",
-  "importStorage",
-  "storage",
-  "name",
-  "cores",
-  "memory",
-  "bridge",
-] as const;
+/** The inputs whose change makes another template (all but the provider's own settings). */
+export const TEMPLATE_INPUT_KEYS = TEMPLATE_FIELD_NAMES.filter(
+  (name) => TEMPLATE_FIELDS[name].change === "replace",
+) as readonly Exclude<TemplateFieldName, "vmidRange" | "timeouts">[];
 
 export function checkTemplate(news: Readonly<Record<string, unknown>>): {
   inputs: Record<string, unknown>;

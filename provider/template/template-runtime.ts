@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { forEngine } from "../inputs/check-failure";
 import { context, providerOf, wire } from "../glue/runtime";
 import { createTemplate } from "./create";
 import { deleteTemplate } from "./delete";
@@ -15,12 +16,19 @@ import { parseTemplateState } from "./state";
 
 type Props = Record<string, unknown>;
 
+/**
+ * The engine stores the inputs as the program wrote them (see runtime.ts `check`); diff and
+ * create resolve them with their defaults.
+ */
 export async function check(_olds: Props, news: Props) {
-  return checkTemplate(news);
+  const result = checkTemplate(news);
+  return result.failures.length > 0
+    ? { ...result, failures: forEngine(result.failures) }
+    : { inputs: { ...news }, failures: [] };
 }
 
 export async function diff(_id: string, olds: Props, news: Props) {
-  return { ...diffTemplate(olds, news), deleteBeforeReplace: false };
+  return { ...diffTemplate(olds, checkTemplate(news).inputs), deleteBeforeReplace: false };
 }
 
 export async function create(inputs: Props) {

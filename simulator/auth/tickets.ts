@@ -2,8 +2,10 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** PVE::AccessControl's `$ticket_lifetime`: a login ticket and its CSRF token live two hours. */
 export const TICKET_LIFETIME_MS = 2 * 3600 * 1000;
+/** Ticket data of a login that still owes its second factor. */
+const TFA_PREFIX = "!tfa!";
 /** Clock skew PVE tolerates between cluster nodes: tickets up to 5 minutes "from the future". */
-const MAX_SKEW_MS = 300 * 1000;
+const MAX_SKEW_S = 300;
 
 /**
  * Login tickets (`PVE:<userid>:<HEX time>::<signature>`) and CSRF prevention tokens
@@ -24,13 +26,25 @@ export class TicketAuthority {
     };
   }
 
+  /**
+   * The half-ticket of a user with a second factor: it only lets the user answer the challenge
+   * (pve-access-control `PVE/API2/AccessControl.pm`, `create_ticket_do`: the ticket data is
+   * `!tfa!<challenge>`), so {@link verify} never accepts it for an API call.
+   */
+  issueTfaChallenge(userid: string, now = Date.now()): { ticket: string; csrf: string } {
+    const challenge = Buffer.from(JSON.stringify({ totp: true, user: userid })).toString(
+      "base64url",
+    );
+    return this.issue(`${TFA_PREFIX}${challenge}`, now);
+  }
+
   /** The user the ticket was issued to, or undefined when it is forged, malformed or expired. */
   verify(ticket: string, now = Date.now()): string | undefined {
     const match = /^(PVE:([^\s:]+):([0-9A-F]{8}))::([^:\s]+)$/.exec(ticket);
     if (match === null) return undefined;
     const [, data = "", userid = "", stamp = "", signature = ""] = match;
     if (!this.fresh(stamp, now) || !same(this.sign(data), signature)) return undefined;
-    return userid;
+    return userid.startsWith(TFA_PREFIX) ? undefined : userid;
   }
 
   verifyCsrf(userid: string, token: string | undefined, now = Date.now()): boolean {
@@ -40,9 +54,16 @@ export class TicketAuthority {
     return this.fresh(stamp, now) && same(this.sign(`${stamp}:${userid}`), signature);
   }
 
+  /**
+   * PVE's age rule (pve-common `PVE/Ticket.pm` `verify_rsa_ticket` and
+   * `verify_csrf_prevention_token`, with the range pve-access-control `PVE/AccessControl.pm`
+   * `$get_ticket_age_range` passes: `-$auth_graceperiod` to `$ticket_lifetime`): the age is
+   * `time() - <ticket time>` in whole seconds, and both bounds are exclusive. A ticket is thus
+   * accepted from 299 s before its time to `lifetime - 1` whole seconds after it.
+   */
   private fresh(stamp: string, now: number): boolean {
-    const age = now - parseInt(stamp, 16) * 1000;
-    return age >= -MAX_SKEW_MS && age <= this.lifetimeMs;
+    const age = Math.floor(now / 1000) - parseInt(stamp, 16);
+    return age > -MAX_SKEW_S && age < this.lifetimeMs / 1000;
   }
 
   private sign(data: string): string {

@@ -31,6 +31,11 @@ export class TokenStore {
     this.users.set(seed.userid, seed);
   }
 
+  /** Whether the user has a second factor. */
+  hasTfa(userid: string): boolean {
+    return this.users.get(userid)?.tfa === true;
+  }
+
   /** Whether `password` is the user's (compared in constant time). */
   checkPassword(userid: string, password: string): boolean {
     const user = this.users.get(userid);

@@ -8,6 +8,8 @@ export interface NodeState {
   readonly name: string;
   readonly cpus: number;
   readonly memoryBytes: number;
+  /** The node's bridges (`vmbr0`…), as its `/etc/network/interfaces` declares them. */
+  readonly bridges: Set<string>;
   /** Set while the node is unreachable: requests for it get this status and reason. */
   down?: { status: 595 | 596; reason: string };
 }
@@ -28,12 +30,18 @@ export class Cluster {
   /** Resource pools (`/pools`), which PVE keeps in user.cfg. */
   readonly resourcePools = new ResourcePools();
 
-  constructor(nodes: readonly NodeSeed[], storages: readonly StorageSeed[]) {
+  constructor(
+    nodes: readonly NodeSeed[],
+    storages: readonly StorageSeed[],
+    /** The bridges of a node whose seed does not list its own. */
+    defaultBridges: readonly string[] = ["vmbr0"],
+  ) {
     for (const node of nodes) {
       this.nodes.set(node.name, {
         name: node.name,
         cpus: node.cpus ?? 8,
         memoryBytes: node.memoryBytes ?? 32 * 1024 ** 3,
+        bridges: new Set(node.bridges ?? defaultBridges),
       });
     }
     this.storages = [...storages];

@@ -7,6 +7,11 @@ export interface NodeSeed {
   readonly name: string;
   readonly cpus?: number;
   readonly memoryBytes?: number;
+  /**
+   * The bridges in the node's `/etc/network/interfaces`; default: every bridge of the
+   * simulator's `bridges` option. A NIC on a bridge the node lacks fails the VM's start.
+   */
+  readonly bridges?: readonly string[];
 }
 
 export interface StorageSeed {
@@ -51,6 +56,8 @@ export interface UserSeed {
   readonly password: string;
   /** The user's effective ACLs. */
   readonly acls: readonly Acl[];
+  /** The user has a second factor (TOTP, WebAuthn…): a password login only gets a challenge. */
+  readonly tfa?: boolean | undefined;
 }
 
 /** The simulated guest's view, set when the guest boots. */

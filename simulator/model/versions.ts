@@ -39,6 +39,10 @@ export interface VersionProfile {
   readonly qemuVersion: string;
   /** `PUT /pools/{poolid}` takes `allow-move` (8.x and later); 7.4 refuses it as unknown. */
   readonly poolAllowMove: boolean;
+  /** The values `GET /nodes/{node}/network` takes as `type` (pve-manager API2/Network.pm `index`). */
+  readonly networkTypeFilters: readonly string[];
+  /** The script QEMU runs to plug a NIC's tap into its bridge (qemu-server's `pve-bridge`). */
+  readonly bridgeScript: string;
 }
 
 const PVE8_PRIVILEGES = [
@@ -103,6 +107,19 @@ const GUEST_AGENT_PRIVILEGES = [
   "VM.GuestAgent.Unrestricted",
 ];
 
+/** Interface types every release lists (API2/Network.pm `$network_type_enum`). */
+const NETWORK_TYPES = ["bridge", "bond", "eth", "alias", "vlan"];
+const OVS_TYPES = ["OVSBridge", "OVSBond", "OVSPort", "OVSIntPort"];
+/** 8.x lists SDN vnets and can filter by local bridges or add the SDN ones. */
+const NETWORK_FILTERS_8 = [
+  ...NETWORK_TYPES,
+  ...OVS_TYPES,
+  "vnet",
+  "any_bridge",
+  "any_local_bridge",
+  "include_sdn",
+];
+
 const sorted = (privileges: readonly string[]): readonly string[] => [...privileges].sort();
 
 /** What each release answers differently, one row per release. */
@@ -121,6 +138,8 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     haPlacement: "groups",
     qemuVersion: "7.2.0",
     poolAllowMove: false,
+    networkTypeFilters: [...NETWORK_TYPES, ...OVS_TYPES, "any_bridge"],
+    bridgeScript: "/var/lib/qemu-server/pve-bridge",
   },
   "8.4": {
     pveVersion: "8.4",
@@ -136,6 +155,8 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     haPlacement: "groups",
     qemuVersion: "9.2.0",
     poolAllowMove: true,
+    networkTypeFilters: NETWORK_FILTERS_8,
+    bridgeScript: "/usr/libexec/qemu-server/pve-bridge",
   },
   "9.1": {
     pveVersion: "9.1",
@@ -154,6 +175,9 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     haPlacement: "rules",
     qemuVersion: "10.1.2",
     poolAllowMove: true,
+    // 9.0 added SDN fabrics, listed as their own type.
+    networkTypeFilters: [...NETWORK_FILTERS_8, "fabric"],
+    bridgeScript: "/usr/libexec/qemu-server/pve-bridge",
   },
 };
 

@@ -41,6 +41,11 @@ export const accessTicketRoutes: Route<SimContext>[] = [
         requirePrivs(sim, username, String(path), splitList(String(privs)));
         return { username };
       }
+      if (!renewal && sim.tokens.hasTfa(username)) {
+        // create_ticket_do: the password was right, but the ticket only opens the TFA challenge.
+        const { ticket, csrf } = sim.tickets.issueTfaChallenge(username);
+        return { username, ticket, CSRFPreventionToken: csrf, NeedTFA: 1 };
+      }
       const { ticket, csrf } = sim.tickets.issue(username);
       return { username, ticket, CSRFPreventionToken: csrf, clustername: CLUSTER.name };
     },

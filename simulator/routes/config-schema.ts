@@ -92,6 +92,7 @@ export const CONFIG_KEYS: ParamSchema = {
     ],
   },
   protection: bool,
+  rng0: formatted("rng0"),
   scsihw: {
     type: "string",
     optional: true,
@@ -109,6 +110,7 @@ export const CONFIG_KEYS: ParamSchema = {
   vcpus: int(1),
   vga: formatted("vga"),
   vmgenid: str,
+  watchdog: formatted("watchdog"),
 };
 
 /** Keys of the table above that a modelled release's schema does not have yet. */

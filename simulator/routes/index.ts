@@ -9,6 +9,7 @@ import { clusterRoutes } from "./cluster.js";
 import { downloadUrlRoutes } from "./download-url.js";
 import { haRoutes } from "./ha.js";
 import { haPlacementRoutes } from "./ha-placement.js";
+import { nodeNetworkRoutes } from "./node-network.js";
 import { nodeStatusRoutes } from "./node-status.js";
 import { poolRoutes } from "./pools.js";
 import { qemuCloneRoutes } from "./qemu-clone.js";
@@ -45,6 +46,7 @@ export function buildRouter(): Router<SimContext> {
     ...agentRoutes,
     ...agentInfoRoutes,
     ...nodeStatusRoutes,
+    ...nodeNetworkRoutes,
     ...poolRoutes,
     ...storageRoutes,
     ...storageStatusRoutes,

@@ -15,7 +15,8 @@ import type { TaskContext } from "../model/tasks.js";
 import type { VmRecord } from "../model/types.js";
 import { machineTooNew } from "../model/machine.js";
 import { applyPending } from "../model/pending.js";
-import { driveVolume, DRIVE_KEY } from "../model/vm-config.js";
+import { missingBridge } from "../model/node-network.js";
+import { driveVolume, DRIVE_KEY, parsePropertyString } from "../model/vm-config.js";
 
 const bool = { type: "boolean", optional: true } as const;
 const rootBool = { type: "boolean", optional: true, rootOnly: true } as const;
@@ -55,6 +56,7 @@ async function startWorker(
     applyPending(sim.cluster, vm);
     const tooNew = machineTooNew(vm.config["machine"], sim.options.profile.qemuVersion, node);
     if (tooNew !== undefined) throw dieError(tooNew);
+    plugNics(sim, vm, ctx);
     vm.status = "running";
     vm.qmpstatus = "running";
     vm.startedAt = Date.now();
@@ -64,6 +66,29 @@ async function startWorker(
   } finally {
     release();
   }
+}
+
+/**
+ * QEMU runs qemu-server's `pve-bridge` script for each NIC as it starts; for a bridge the node
+ * lacks, pve-common's `PVE::Network` (`$read_bridge_mtu`) dies "bridge '<name>' does not exist",
+ * QEMU reports the script's failure and exits, and vm_start dies "start failed: QEMU exited with
+ * code 1". The config PVE wrote earlier keeps the bridge: PVE never checks it before the start.
+ */
+function plugNics(sim: SimContext, vm: VmRecord, ctx: TaskContext): void {
+  const node = sim.cluster.nodes.get(vm.node);
+  const nics = Object.entries(vm.config)
+    .filter(([key]) => /^net\d+$/.test(key))
+    .map(([key, value]) => [key, parsePropertyString(String(value)).opts["bridge"]] as const);
+  const missing = node === undefined ? undefined : missingBridge(node, nics);
+  if (missing === undefined) return;
+  const script = sim.options.profile.bridgeScript;
+  const tap = `tap${vm.vmid}i${missing.key.slice(3)}`;
+  ctx.log(`bridge '${missing.bridge}' does not exist`);
+  ctx.log(
+    `kvm: -netdev type=tap,id=${missing.key},ifname=${tap},script=${script},` +
+      `downscript=${script}down,vhost=on: network script ${script} failed with status 512`,
+  );
+  throw dieError("start failed: QEMU exited with code 1");
 }
 
 async function stopWorker(

@@ -83,7 +83,7 @@ describe("doctor-privileges", () => {
       { privilege: "VM.Allocate", path: "/vms", why: "" },
       { privilege: "Datastore.Audit", path: "/storage/local", why: "" },
     ];
-    expect(roleCommands(needs, "ci@pve!deploy")).toEqual([
+    expect(roleCommands(needs, { tokenId: "ci@pve!deploy" })).toEqual([
       'pveum role add PulumiProxmox -privs "Datastore.Audit VM.Allocate VM.Clone"',
       "pveum acl modify /storage/local -user 'ci@pve' -role PulumiProxmox",
       "pveum acl modify /storage/local -token 'ci@pve!deploy' -role PulumiProxmox",

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { main } from "../../cli";
 import { doctor, type DoctorReport } from "../../cli/doctor";
 import { requirements, roleCommands, type Requirement } from "../../cli/doctor-privileges";
@@ -117,6 +117,34 @@ describe("doctor", () => {
     );
     expect(result.stdout).toContain("All checks passed.");
     expect(result.code).toBe(0);
+  });
+
+  it("checks a password login and grants the role to its user alone", async () => {
+    sim.addUser("ops@pve", "ops-password-marker", [{ path: "/", privileges: PRIVILEGES }]);
+    vi.stubEnv("PROXMOX_VE_API_TOKEN", "");
+    vi.stubEnv("PROXMOX_VE_API_TOKEN_FILE", "");
+    vi.stubEnv("PROXMOX_VE_USERNAME", "ops@pve");
+    try {
+      let stdout = "";
+      const args = ["doctor", "--endpoint", sim.url, "--ca-cert", ca, "--template", "9000"];
+      const io = { stdout: (t: string) => void (stdout += t), stderr: () => undefined };
+      vi.stubEnv("PROXMOX_VE_PASSWORD", "ops-password-marker");
+      expect(await main(args, io)).toBe(0);
+      expect(stdout).toContain(`pulumi-proxmox doctor: ${sim.url} as ops@pve`);
+      expect(stdout).toMatch(/ok\s+user ops@pve\s+accepted/);
+      expect(failed(stdout)).toEqual([]);
+      expect(stdout).toContain("pveum acl modify /vms -user 'ops@pve' -role PulumiProxmox");
+      expect(stdout).not.toContain("-token");
+
+      stdout = "";
+      vi.stubEnv("PROXMOX_VE_PASSWORD", "not-the-password");
+      expect(await main(args, io)).toBe(1);
+      expect(failed(stdout)).toEqual(["user ops@pve"]);
+      expect(stdout).toContain("rejected (401): check the username and password");
+      expect(stdout).not.toContain("not-the-password");
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("finds the template by name", async () => {
@@ -235,7 +263,7 @@ describe.each(PVE_VERSIONS)("doctor's privilege table, proven against PVE %s", (
     );
   /** Grants the printed role on the printed paths, leaving out `without`. */
   function grantRole(id: string, without?: string): string {
-    const paths = roleCommands(needs, id)
+    const paths = roleCommands(needs, { tokenId: id })
       .map((line) => /^pveum acl modify (\S+) -token /.exec(line)?.[1])
       .filter((path): path is string => path !== undefined);
     return sim.addToken(

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Simulator } from "../../simulator";
 import { pulumi } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
-import { runBin } from "./support";
+import { runBin, startUp, until } from "./support";
 import { expectExitCode, expectFailure, expectSuccess } from "../support/command-result";
 import { useEnginePerTest } from "../e2e/support/use-stack";
 
@@ -12,33 +12,6 @@ const { ProxmoxVm } = require("pulumi-proxmox");
 const vm = new ProxmoxVm("solo", { node: "pve1", template: 9000, cores: 1, memory: 512 });
 exports.vmid = vm.vmid;
 `;
-
-/** `pulumi up` in its own process group (so the whole engine dies at once), stdout collected. */
-function startUp(dir: string, env: NodeJS.ProcessEnv) {
-  const child = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {
-    cwd: dir,
-    env,
-    detached: true,
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  let stdout = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  return {
-    stdout: () => stdout,
-    kill: () => {
-      if (child.pid) process.kill(-child.pid, "SIGKILL");
-    },
-    exited: new Promise<void>((resolve) => child.once("exit", () => resolve())),
-  };
-}
-
-async function until(what: string, condition: () => boolean, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** No provider process of this stack's program directory is left running. */
 function providerProcessesIn(dir: string): Promise<string> {

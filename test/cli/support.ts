@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { CommandResult } from "../support/command-result";
@@ -21,4 +21,35 @@ export function runBin(args: string[], cwd: string, env: NodeJS.ProcessEnv): Pro
 
 export function readJson<T>(file: string): T {
   return JSON.parse(fs.readFileSync(file, "utf8")) as T;
+}
+
+/** `pulumi up` in its own process group (so the whole engine dies at once), stdout collected. */
+export function startUp(dir: string, env: NodeJS.ProcessEnv) {
+  const child = spawn("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {
+    cwd: dir,
+    env,
+    detached: true,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  let stdout = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  return {
+    stdout: () => stdout,
+    kill: () => {
+      if (child.pid) process.kill(-child.pid, "SIGKILL");
+    },
+    exited: new Promise<void>((resolve) => child.once("exit", () => resolve())),
+  };
+}
+
+export async function until(
+  what: string,
+  condition: () => boolean,
+  timeoutMs = 120_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

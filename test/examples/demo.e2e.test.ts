@@ -64,8 +64,15 @@ describe("examples/demo (plain JavaScript) through the real engine against the s
   });
 
   it("passes the drift check, then destroy leaves no VM, template, image, seed or provider", async () => {
-    const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
+    // Run with the program, as scripts/demo.sh's `pulumi-proxmox drift` runs it: the clean step
+    // shows no `[diff:` for the VMs or the template.
+    const drift = await pulumi(
+      ["preview", "--refresh", "--run-program", "--expect-no-changes"],
+      dir,
+      engine.env,
+    );
     expectSuccess(drift);
+    expect(drift.stdout).not.toContain("[diff:");
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
     expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);

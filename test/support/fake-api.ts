@@ -14,6 +14,7 @@ import type {
   GuestInterface,
   IsoUpload,
   MoveTarget,
+  NodeBridge,
   NodeStorage,
   NodeVm,
   NodeTask,
@@ -51,6 +52,8 @@ export class FakeProxmoxApi implements ProxmoxApi {
     { node: "pve1", status: "online" },
     { node: "pve2", status: "online" },
   ];
+  /** The bridges every node has. */
+  readonly bridges: string[] = ["vmbr0", "vmbr1"];
   readonly storages: NodeStorage[] = [
     {
       storage: "local",
@@ -184,6 +187,10 @@ export class FakeProxmoxApi implements ProxmoxApi {
   async nodeStorages(node: string): Promise<readonly NodeStorage[]> {
     this.#enter("nodeStorages", [node]);
     return this.storages;
+  }
+  async nodeBridges(node: string): Promise<readonly NodeBridge[]> {
+    this.#enter("nodeBridges", [node]);
+    return this.bridges.map((iface) => ({ iface, type: "bridge" }));
   }
   async vmConfig(node: string, vmid: number): Promise<VmConfig> {
     this.#enter("vmConfig", [node, vmid]);

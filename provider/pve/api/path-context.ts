@@ -1,4 +1,4 @@
-import type { ErrorContext } from "../errors.js";
+import { vmLabel, type ErrorContext } from "../errors.js";
 
 /**
  * Reads node, VMID and UPID out of an API path such as `/nodes/pve1/qemu/100/config` or
@@ -19,11 +19,8 @@ export function pathContext(path: string): Pick<ErrorContext, "node" | "vmid" | 
   return out;
 }
 
-/** "VM 100 on node pve1", "node pve1", or "" when the path names neither. */
+/** "VM 100 on pve1", "node pve1", or "" when the path names neither. */
 export function describeTarget(context: Pick<ErrorContext, "node" | "vmid">): string {
-  if (context.vmid !== undefined && context.node !== undefined) {
-    return `VM ${context.vmid} on node ${context.node}`;
-  }
-  if (context.vmid !== undefined) return `VM ${context.vmid}`;
+  if (context.vmid !== undefined) return vmLabel({ vmid: context.vmid, node: context.node });
   return context.node === undefined ? "" : `node ${context.node}`;
 }

@@ -42,6 +42,13 @@ export interface NodeStorage {
   readonly enabled: boolean;
 }
 
+/** A bridge a node's NICs can be plugged into: a Linux or OVS bridge, or an SDN vnet. */
+export interface NodeBridge {
+  readonly iface: string;
+  /** `bridge`, `OVSBridge` or `vnet`. */
+  readonly type: string;
+}
+
 export interface StorageVolume {
   /** `local:iso/pp-0123abcd.iso` */
   readonly volid: string;
@@ -230,6 +237,12 @@ export interface ProxmoxApi {
   nextVmid(): Promise<number>;
   nodes(): Promise<readonly ClusterNode[]>;
   nodeStorages(node: string): Promise<readonly NodeStorage[]>;
+  /**
+   * GET /nodes/{node}/network?type=any_bridge: the bridges (and, where the release has SDN,
+   * the vnets) on the node that the token may see. From PVE 8.0 a bridge is listed only with
+   * SDN.Audit or SDN.Use on `/sdn/zones/localnetwork/<bridge>`, which using it needs anyway.
+   */
+  nodeBridges(node: string): Promise<readonly NodeBridge[]>;
 
   vmConfig(node: string, vmid: number): Promise<VmConfig>;
   /** GET …/pending: the config and what waits for the next reboot, in one request. */

@@ -70,6 +70,8 @@ export const nodeStoragesSchema = z.array(
     })),
 );
 
+export const nodeBridgesSchema = z.array(z.looseObject({ iface: z.string(), type: z.string() }));
+
 /** `memory` is a property string since qemu-server 8.1 (`2048` or `current=2048,…`). */
 function memoryMib(value: string | number): number | string {
   if (typeof value === "number") return value;

@@ -1,5 +1,4 @@
 import { PermanentError, TransientError, type ErrorContext, type ProxmoxError } from "../errors.js";
-import type { Secret } from "../secret.js";
 import { describeTarget, pathContext } from "./path-context.js";
 
 /**
@@ -50,7 +49,7 @@ function codesOf(error: unknown): string[] {
  * A copy of `error` holding only its name, code and message (with the secret replaced), and the
  * same for its causes: no request options, headers, sockets or other own properties survive.
  */
-function scrubCause(error: unknown, secret?: Secret, depth = 0): Error {
+function scrubCause(error: unknown, secret?: Scrubber, depth = 0): Error {
   const source = error instanceof Error ? error : new Error(String(error));
   const message = secret ? secret.scrub(source.message) : source.message;
   const inner = (source as { cause?: unknown }).cause;
@@ -79,7 +78,12 @@ export interface TransportFailure {
   readonly timedOut: boolean;
   readonly timeoutMs: number;
   readonly origin: string;
-  readonly secret?: Secret | undefined;
+  /** Removes the credentials from a text: the login's `scrub`. */
+  readonly secret?: Scrubber | undefined;
+}
+
+export interface Scrubber {
+  scrub(text: string): string;
 }
 
 /** NETWORK (socket, DNS, TLS), TIMEOUT or ABORTED, with a scrubbed cause. */

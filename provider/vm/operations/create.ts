@@ -7,7 +7,7 @@
  * `--replace` with unchanged inputs): that needs `adopt: true` and a matching placement.
  */
 import type { OperationContext } from "../../pve/context";
-import { PermanentError } from "../../pve/errors";
+import { PermanentError, vmLabel } from "../../pve/errors";
 import { describe, markFor, markMatches, probeOrder } from "../identity";
 import { unobservedVmState, type VmState } from "../state/vm-state";
 import { VmInitError } from "../init-error";
@@ -61,7 +61,7 @@ export async function createVm(
     if (!markMatches(own.mark, naming.placement)) {
       throw new PermanentError(
         "CONFLICT",
-        `VM ${own.vmid} on node ${own.node} was created for another placement ` +
+        `${vmLabel(own)} was created for another placement ` +
           `(node ${own.mark.node}, template ${own.mark.template}); it is not adopted.`,
         { node: own.node, vmid: own.vmid },
       );

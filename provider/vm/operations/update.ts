@@ -4,7 +4,7 @@
  * that failed midway is finished: the engine sends a resource with init errors to update.
  */
 import type { OperationContext } from "../../pve/context";
-import { PermanentError } from "../../pve/errors";
+import { PermanentError, vmLabel } from "../../pve/errors";
 import { readMark } from "../identity";
 import type { VmState } from "../state/vm-state";
 import { VmInitError } from "../init-error";
@@ -26,7 +26,7 @@ export async function updateVm(
       if (readMark(known.config.description)?.id !== naming.identity) {
         throw new PermanentError(
           "NOT_OURS",
-          `VM ${vm.vmid} on node ${vm.node} no longer carries this resource's mark; nothing was ` +
+          `${vmLabel(vm)} no longer carries this resource's mark; nothing was ` +
             "changed. Run `pulumi refresh` to see what happened to it.",
           vm,
         );

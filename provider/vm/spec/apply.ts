@@ -117,8 +117,8 @@ export function configDeletes(config: VmConfig, desired: Values, seen: Seen): st
 }
 
 /**
- * The config keys, each with the input behind it as the user wrote it (`net1` → `networks[1]`),
- * for messages about a write PVE refused.
+ * The config keys, each with the input behind it as the user wrote it, for progress lines and
+ * messages about a write PVE refused: `memory`, `cores (cpu)`, `net1 (networks[1])`.
  */
 export function keysWithInputs(keys: readonly string[], desired: Values, seen: Seen): string[] {
   const named = new Map<string, string>();
@@ -126,16 +126,29 @@ export function keysWithInputs(keys: readonly string[], desired: Values, seen: S
     const spec = FIELDS[name];
     if ("config" in spec) named.set(spec.config.key, name);
     if ("configKeys" in spec) {
-      const written = Object.keys(
-        (spec.configKeys as ConfigKeys<unknown>).format(desired[name], seen),
-      );
-      written.forEach((key, i) => named.set(key, `${name}[${i}]`));
+      const value = desired[name];
+      const written = Object.keys((spec.configKeys as ConfigKeys<unknown>).format(value, seen));
+      written.forEach((key, i) => named.set(key, inputOfKey(name, value, key, i)));
     }
   }
   return keys.map((key) => {
     const input = named.get(key);
     return input === undefined || input === key ? key : `${key} (${input})`;
   });
+}
+
+/**
+ * The input behind one key of a field that writes several: a list's element, the one that names
+ * the key (a disk's `interface`) or else the one at the key's place (`net1` is `networks[1]`);
+ * an object's field as a whole (`cores` of `cpu`).
+ */
+function inputOfKey(name: string, value: unknown, key: string, place: number): string {
+  if (!Array.isArray(value)) return name;
+  const naming = value.findIndex(
+    (item) =>
+      typeof item === "object" && item !== null && Object.values(item).some((v) => v === key),
+  );
+  return `${name}[${naming >= 0 ? naming : place}]`;
 }
 
 /** The fields converge writes: those set, except a shorthand whose full form is set. */

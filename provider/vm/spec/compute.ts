@@ -17,7 +17,7 @@ export const coresSchema = wholeNumber("a number of cores, e.g. 2")
   .min(1, "at least 1 core")
   .max(512, "at most 512");
 
-const memoryMiBSchema = wholeNumber("a number of MiB, e.g. 2048")
+export const memoryMiBSchema = wholeNumber("a number of MiB, e.g. 2048")
   .min(16, "memory is in MiB, at least 16")
   .max(16 * 1024 * 1024, "memory is in MiB, at most 16777216");
 

@@ -76,6 +76,11 @@ export interface FieldSpec<S extends z.ZodType = z.ZodType> {
   readonly doc: string;
   /** The input's type as docs/inputs.md shows it. */
   readonly docType: string;
+  /**
+   * The member's type in `ProxmoxVmArgs` when it is an interface documented member by member
+   * (`NetworkArgs`, in provider/vm/nested-args.ts); otherwise the schema's input type.
+   */
+  readonly argType?: string;
   /** The value's schema: every format rule and message of the input. */
   readonly schema: S;
   readonly required?: boolean;

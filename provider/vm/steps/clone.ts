@@ -21,6 +21,7 @@ import {
   hasCode,
   aboutVm,
   isTransient,
+  vmLabel,
   type ProxmoxError,
 } from "../../pve/errors";
 import { readMark } from "../identity";
@@ -241,7 +242,7 @@ async function inspectTarget(
     if (ctx.now() >= deadline) {
       throw new TransientError(
         "LOCKED",
-        `VM ${vmid} on node ${row.node} is still being cloned after ` +
+        `${vmLabel({ vmid, node: row.node })} is still being cloned after ` +
           `${Math.round(request.cloneBudgetMs / 1000)} s; it may be this resource's own clone. ` +
           "Run the update again once the clone task ends.",
         { node: row.node, vmid, lock: "clone" },

@@ -5,7 +5,7 @@
  */
 import type { MoveTarget, VmConfig } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
-import { PermanentError } from "../../pve/errors";
+import { PermanentError, vmLabel } from "../../pve/errors";
 import { defaultStorage, diskAt, printDrive, storageOf, type DiskInputs } from "../spec/disks";
 import { bootDisk, diskSizeGiB } from "../state/vm-facts";
 
@@ -42,7 +42,7 @@ export function planDisks(
     if (disk === undefined || size === undefined)
       throw new PermanentError(
         "INVALID_PARAM",
-        `VM ${vm.vmid} on node ${vm.node} has no disk to resize; remove diskSize or fix the template.`,
+        `${vmLabel(vm)} has no disk to resize; remove diskSize or fix the template.`,
         vm,
       );
     grow(work, vm, { disk, size, wanted: wanted.diskSize, property: "diskSize" });
@@ -54,7 +54,7 @@ export function planDisks(
       if (disk.storage === undefined && defaultStorage(config) === undefined)
         throw new PermanentError(
           "INVALID_PARAM",
-          `VM ${vm.vmid} on node ${vm.node}: disk ${disk.interface} is new and has no storage, ` +
+          `${vmLabel(vm)}: disk ${disk.interface} is new and has no storage, ` +
             `and the VM has no boot disk to put it beside; set disks[${index}].storage.`,
           vm,
         );
@@ -91,7 +91,7 @@ function grow(
   if (wanted < size)
     throw new PermanentError(
       "INVALID_PARAM",
-      `VM ${vm.vmid} on node ${vm.node}: disk ${disk} is ${size} GiB and Proxmox cannot shrink ` +
+      `${vmLabel(vm)}: disk ${disk} is ${size} GiB and Proxmox cannot shrink ` +
         `disks; set ${property} to ${size} or more.`,
       vm,
     );
@@ -115,6 +115,6 @@ export async function runDiskWork(
     ctx.progress(`VM ${vm.vmid} on ${vm.node}: growing ${disk} from ${fromGiB} to ${toGiB} GiB`);
     const upid = await ctx.api.resizeDisk(vm.node, vm.vmid, disk, `${toGiB}G`);
     if (upid)
-      await ctx.waitForTask(vm.node, upid, { budgetMs, step: `VM ${vm.vmid}: resizing ${disk}` });
+      await ctx.waitForTask(vm.node, upid, { budgetMs, step: `${vmLabel(vm)}: resizing ${disk}` });
   }
 }

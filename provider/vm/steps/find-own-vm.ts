@@ -15,7 +15,7 @@
  */
 import type { ClusterVm, VmConfig } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
-import { TransientError, hasCode } from "../../pve/errors";
+import { TransientError, hasCode, vmLabel } from "../../pve/errors";
 import { readMark, type Mark } from "../identity";
 import { pollUntil } from "../../pve/poll";
 import type { VmLocation } from "./vm-location";
@@ -109,7 +109,7 @@ async function settledConfig(
     timedOut: () =>
       new TransientError(
         "LOCKED",
-        `VM ${vm.vmid} on node ${vm.node} is still being cloned after ${Math.round(budgetMs / 1000)} s; ` +
+        `${vmLabel(vm)} is still being cloned after ${Math.round(budgetMs / 1000)} s; ` +
           "it may be this resource's own interrupted clone. Run the update again once the clone task ends.",
         { node: vm.node, vmid: vm.vmid, lock: "clone" },
       ),

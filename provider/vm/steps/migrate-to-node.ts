@@ -5,7 +5,7 @@
  * resumes a create that stopped in between (the VM's mark names the node it belongs on).
  */
 import type { OperationContext } from "../../pve/context";
-import { hasCode } from "../../pve/errors";
+import { hasCode, vmLabel } from "../../pve/errors";
 import type { VmLocation } from "./vm-location";
 
 export async function migrateToNode(
@@ -14,7 +14,7 @@ export async function migrateToNode(
   target: { readonly node: string; readonly storage?: string | undefined },
   budgetMs: number,
 ): Promise<VmLocation> {
-  const step = `VM ${vm.vmid}: migrating offline from ${vm.node} to ${target.node} with its local disks`;
+  const step = `${vmLabel(vm)}: migrating offline from ${vm.node} to ${target.node} with its local disks`;
   ctx.progress(
     `VM ${vm.vmid} on ${vm.node}: the template's disks are on node-local storage, so the clone ` +
       `was made on its node; ${step.slice(step.indexOf(":") + 2)}` +

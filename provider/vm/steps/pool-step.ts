@@ -5,7 +5,7 @@
  * (docs/design.md, "Pool membership").
  */
 import type { ListingAge, OperationContext } from "../../pve/context";
-import { PermanentError, aboutVm, hasCode, missingPool } from "../../pve/errors";
+import { PermanentError, aboutVm, hasCode, missingPool, vmLabel } from "../../pve/errors";
 import type { VmLocation } from "./vm-location";
 
 /**
@@ -59,7 +59,7 @@ async function change(
     if (action === "add" && hasCode(error, "NOT_FOUND")) {
       throw new PermanentError(
         "NOT_FOUND",
-        `VM ${vm.vmid} on node ${vm.node}: ${doing} failed: ${missingPool(poolid)}`,
+        `${vmLabel(vm)}: ${doing} failed: ${missingPool(poolid)}`,
         { node: vm.node, vmid: vm.vmid },
         { cause: error },
       );

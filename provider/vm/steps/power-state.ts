@@ -7,7 +7,7 @@
 import { typeOfUpid } from "../../pve/upid";
 import type { Upid } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
-import { TransientError } from "../../pve/errors";
+import { TransientError, vmLabel } from "../../pve/errors";
 import { growing, pollUntil } from "../../pve/poll";
 
 /** The poll starts at 500 ms and grows ×1.5 to 5 s: the CRM acts in rounds of about 10 s. */
@@ -44,7 +44,7 @@ export async function waitForPowerState(
     timedOut: (waited) =>
       new TransientError(
         "TIMEOUT",
-        `VM ${vm.vmid} on node ${vm.node} is under HA and was still ${last} ` +
+        `${vmLabel(vm)} is under HA and was still ${last} ` +
           `${Math.round(waited / 1000)} s after HA was asked for ${want}. Check the HA resource ` +
           `vm:${vm.vmid} (Datacenter > HA, or \`ha-manager status\`): it may be in the error ` +
           "state or its node may be fenced. Run the command again once HA shows it " +

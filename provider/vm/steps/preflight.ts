@@ -1,17 +1,18 @@
 /**
  * preflight: what `check` cannot know without the API, asked before anything is cloned, so a
  * wrong node, storage (the clone's or a disk's) or template fails with the property to fix instead of leaving a clone
- * behind. Costs three to four reads: the node list, the node's storage list (one request for
- * both storages) and the template lookup (the shared cluster listing and the template's config).
+ * behind. Costs four to five reads: the node list, the node's storage list (one request for
+ * both storages), its bridges, and the template lookup (the shared cluster listing and the
+ * template's config).
  *
- * The bridge is not checked: `GET /nodes/{node}/network` needs Sys.Audit on the node, which a
- * deployment token often lacks, and it does not list SDN vnets; PVE's clone/config rejects an
- * unknown bridge itself.
+ * Each NIC's bridge is looked up too (bridges.ts): PVE takes any bridge name in the config and
+ * fails only the start, after everything else is done.
  */
 import type { NodeStorage } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
 import { PermanentError, isPermanent } from "../../pve/errors";
 import { isLinked } from "../identity";
+import { assertBridges } from "./bridges";
 import type { ResolvedInputs } from "./resolved-inputs";
 import { resolveTemplate, type ResolvedTemplate } from "./resolve-template";
 
@@ -59,6 +60,8 @@ export async function preflight(ctx: OperationContext, inputs: ResolvedInputs): 
         node,
       });
   });
+
+  await assertBridges(ctx, inputs);
 
   let template: ResolvedTemplate;
   try {

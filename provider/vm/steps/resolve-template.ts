@@ -4,7 +4,7 @@
  */
 import type { OperationContext } from "../../pve/context";
 import type { ClusterVm } from "../../pve/api/proxmox-api";
-import { hasCode, PermanentError } from "../../pve/errors";
+import { hasCode, PermanentError, vmLabel } from "../../pve/errors";
 import { driveStorages } from "../state/vm-facts";
 import type { TemplateRef } from "./clone";
 
@@ -44,7 +44,7 @@ export async function resolveTemplate(
   if (!config.template) {
     throw new PermanentError(
       "INVALID_PARAM",
-      `VM ${chosen.vmid} on node ${chosen.node} is not a template; convert it with ` +
+      `${vmLabel(chosen)} is not a template; convert it with ` +
         "`qm template <vmid>` or choose a template.",
       { node: chosen.node, vmid: chosen.vmid },
     );

@@ -5,7 +5,12 @@
  * a node that is down or lacks the storage is skipped.
  */
 import type { OperationContext } from "../../pve/context";
-import { PermanentError, aboutVm, isPermanent, isTransient } from "../../pve/errors";
+import { PermanentError, aboutVm, isPermanent, isTransient, vmLabel } from "../../pve/errors";
+import type { VmConfig } from "../../pve/api/proxmox-api";
+import type { Seen } from "../spec/field";
+import { nicKey, type VmNics } from "../spec/network";
+import { cdromVolid } from "../state/vm-facts";
+import type { ConvergeRun } from "./converge-run";
 import { buildVmSeed, isSeedOf, type VmSeed, type VmSeedRequest } from "./vm-seed";
 
 export type { VmSeed, VmSeedRequest };
@@ -93,6 +98,45 @@ async function deleteStaleSeeds(
   }
 }
 
+/** The seed converge attaches: the one attached before, and the one uploaded now. */
+export interface ConvergedSeed {
+  readonly previous: string | undefined;
+  readonly volid: string;
+}
+
+/**
+ * Builds the VM's seed for the NICs' real MACs, so network-config can match each by address, and
+ * uploads it unless it is already on the ISO storage.
+ */
+export async function uploadSeed(
+  { ctx, vm, desired, naming, budgetMs }: ConvergeRun,
+  config: VmConfig,
+  nics: VmNics,
+  seen: Seen,
+): Promise<ConvergedSeed> {
+  const previous = cdromVolid(config.ide2);
+  const seed = buildVmSeed({
+    identity: naming.identity,
+    vmName: naming.vmName,
+    macs: nics.nics.map((_, i) => seen.macs[nicKey(i)]),
+    nics,
+    cloudInit: desired.cloudInit,
+  });
+  const where = { ...vm, isoStorage: desired.isoStorage, identity: naming.identity };
+  const volid = await ensureSeedUploaded(ctx, { ...where, attached: previous }, seed, budgetMs);
+  return { previous, volid };
+}
+
+/** The old seed goes only once the new one is attached. */
+export async function dropOldSeed(
+  { ctx, vm, desired, naming, budgetMs }: ConvergeRun,
+  seed: ConvergedSeed,
+): Promise<void> {
+  if (seed.previous === undefined || seed.previous === seed.volid) return;
+  const owner = { identity: naming.identity, vmid: vm.vmid, isoStorage: desired.isoStorage };
+  await deleteSeedsEverywhere(ctx, owner, budgetMs, seed.volid);
+}
+
 /**
  * Deletes this VM's seed ISOs (every file its identity owns, but `keep`) on every node that has
  * the ISO storage. A shared storage is the same on every node and is cleaned once.
@@ -119,12 +163,12 @@ export async function deleteSeedsEverywhere(
       const volumes = await ctx.api.storageContent(node, owner.isoStorage, "iso");
       for (const volume of volumes) {
         if (volume.volid === keep || !isSeedOf(volume.volid, owner.identity)) continue;
-        ctx.progress(`VM ${owner.vmid}: deleting seed ${volume.volid} on ${node}`);
+        ctx.progress(`${vmLabel({ vmid: owner.vmid, node })}: deleting seed ${volume.volid}`);
         const upid = await ctx.api.deleteVolume(node, owner.isoStorage, volume.volid);
         if (upid) {
           await ctx.waitForTask(node, upid, {
             budgetMs,
-            step: `VM ${owner.vmid}: deleting seed ${volume.volid} on ${node}`,
+            step: `${vmLabel({ vmid: owner.vmid, node })}: deleting seed ${volume.volid}`,
           });
         }
       }

@@ -5,17 +5,24 @@ import { pulumi, writeProgram, type EngineEnv } from "./engine";
 
 /**
  * A CLI program in the consumer workspace, configured for `sim` through stack config:
- * endpoint and CA in plain config, the API token as a secret.
+ * endpoint and CA in plain config, the API token (or the password of `login`) as a secret.
  */
 export async function proxmoxStack(
   name: string,
   source: string,
   sim: Simulator,
   engine: EngineEnv,
+  login?: PasswordLogin,
 ): Promise<string> {
   const dir = writeProgram(name, source);
-  await configureProxmoxStack(dir, sim, engine);
+  await configureProxmoxStack(dir, sim, engine, login);
   return dir;
+}
+
+/** A user and password to log in with instead of the simulator's API token. */
+export interface PasswordLogin {
+  readonly username: string;
+  readonly password: string;
 }
 
 /**
@@ -26,6 +33,7 @@ export async function configureProxmoxStack(
   dir: string,
   sim: Simulator,
   engine: EngineEnv,
+  login?: PasswordLogin,
 ): Promise<void> {
   const run = async (args: string[]) => {
     const result = await pulumi(args, dir, engine.env);
@@ -34,7 +42,12 @@ export async function configureProxmoxStack(
   };
   await run(["stack", "init", "dev"]);
   await run(["config", "set", "proxmox:endpoint", sim.url]);
-  await run(["config", "set", "--secret", "proxmox:apiToken", sim.apiToken]);
+  if (login === undefined) {
+    await run(["config", "set", "--secret", "proxmox:apiToken", sim.apiToken]);
+  } else {
+    await run(["config", "set", "proxmox:username", login.username]);
+    await run(["config", "set", "--secret", "proxmox:password", login.password]);
+  }
   const caFile = path.join(dir, "ca.pem");
   fs.writeFileSync(caFile, sim.caCertPem);
   await run(["config", "set", "proxmox:caCert", caFile]);

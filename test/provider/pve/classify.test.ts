@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { classify, classifyTaskFailure } from "../../../provider/pve/classify.js";
 import { isTransient, PermanentError, TransientError } from "../../../provider/pve/errors.js";
+import { Secret } from "../../../provider/pve/secret.js";
 
 /**
  * One row per pattern: the exact text PVE sends, the file in PVE's source that emits it, and the
@@ -288,7 +289,7 @@ describe("classify", () => {
       "Configuration file 'nodes/pve-root/qemu-server/999.conf' does not exist",
     );
     expect(error.message).toBe(
-      "GET /nodes/pve-root/qemu/999/status/current: VM 999 on node pve-root does not exist " +
+      "GET /nodes/pve-root/qemu/999/status/current: VM 999 on pve-root does not exist " +
         "(Configuration file 'nodes/pve-root/qemu-server/999.conf' does not exist). It was " +
         "deleted or moved outside Pulumi; `pulumi refresh` updates the state.",
     );
@@ -304,7 +305,7 @@ describe("classify", () => {
     );
     expect(error.context).toMatchObject({ node: "pve1", vmid: 100, lock: "backup" });
     expect(error.message).toBe(
-      "POST /nodes/pve1/qemu/100/config: VM 100 on node pve1 is locked (backup) by another " +
+      "POST /nodes/pve1/qemu/100/config: VM 100 on pve1 is locked (backup) by another " +
         "operation. It is retried until the budget runs out; if no task holds the lock, clear " +
         "it on the node with `qm unlock 100`.",
     );
@@ -332,7 +333,7 @@ describe("classify", () => {
     );
     expect(error.context).toMatchObject({ aclPath: "/vms/100", privilege: "VM.Clone" });
     expect(error.message).toBe(
-      "POST /nodes/pve1/qemu/100/clone (VM 100 on node pve1) was denied: the API token lacks " +
+      "POST /nodes/pve1/qemu/100/clone (VM 100 on pve1) was denied: the API token lacks " +
         "VM.Clone on /vms/100. Grant a role with it on /vms/100 (pveum acl modify /vms/100 " +
         "--tokens <token-id> --roles <role>); a token with privilege separation needs the ACL " +
         "on the token itself.",
@@ -407,7 +408,7 @@ describe("classify", () => {
       name: "invalid format - value does not look like a valid DNS name",
     });
     expect(error.message).toBe(
-      "POST /nodes/pve1/qemu/100/clone (VM 100 on node pve1) was rejected: name: invalid " +
+      "POST /nodes/pve1/qemu/100/clone (VM 100 on pve1) was rejected: name: invalid " +
         "format - value does not look like a valid DNS name. Fix the named inputs; retrying " +
         "the same request cannot succeed.",
     );
@@ -454,10 +455,40 @@ describe("classify", () => {
   });
 
   it("names the token id (never the secret) in a 401", () => {
-    const error = classify("GET", "/version", 401, "No ticket", undefined, "pulumi@pve!ci");
+    const login = {
+      kind: "token",
+      tokenId: "pulumi@pve!ci",
+      secret: new Secret("s3cr3t"),
+    } as const;
+    const error = classify("GET", "/version", 401, "No ticket", undefined, login);
     expect(error.message).toBe(
       "GET /version was not authenticated (401 No ticket). Check the API token pulumi@pve!ci: " +
         "its id and secret, that it exists and has not expired, and that its user is enabled.",
+    );
+  });
+
+  it("names the user and the settings when PVE refuses a password login", () => {
+    const login = { kind: "password", username: "ops@pve", password: new Secret("pw-1") } as const;
+    // pve-access-control PVE/API2/AccessControl.pm create_ticket: one text for every cause.
+    const refused = classify(
+      "POST",
+      "/access/ticket",
+      401,
+      "authentication failure",
+      undefined,
+      login,
+    );
+    expect(refused).toMatchObject({ code: "AUTH", transient: false });
+    expect(refused.message).toBe(
+      "POST /access/ticket was not authenticated (401 authentication failure). PVE refused the " +
+        "login of ops@pve. Check `proxmox:username` and `proxmox:password` (or " +
+        "PROXMOX_VE_USERNAME and PROXMOX_VE_PASSWORD): the user exists in that realm and is " +
+        "enabled, and the password is current.",
+    );
+    const ticket = classify("GET", "/version", 401, "No ticket", undefined, login);
+    expect(ticket.message).toBe(
+      "GET /version was not authenticated (401 No ticket). PVE refused a new login ticket of " +
+        "ops@pve: check that the user is enabled and has not expired.",
     );
   });
 
@@ -483,9 +514,9 @@ describe("classify", () => {
     );
     expect(error).toMatchObject({ code: "SERVER", transient: false });
     expect(error.message).toBe(
-      "PUT /nodes/pve1/qemu/100/config (VM 100 on node pve1) failed on the server (501 unable to " +
-        "parse value of 'net0' - format error). Retrying the same request will not help; fix the " +
-        "cause PVE names.",
+      "PUT /nodes/pve1/qemu/100/config (VM 100 on pve1) failed on the server (501 unable to " +
+        "parse value of 'net0' - format error)." +
+        NEXT_UP,
     );
   });
 
@@ -500,7 +531,7 @@ describe("classify", () => {
     expect(error).toMatchObject({ code: "LOCKED", transient: true });
   });
 
-  it("makes an unmatched 500 a permanent SERVER error", () => {
+  it("makes an unmatched 500 a permanent SERVER error that says what the next up does", () => {
     const error = classify(
       "POST",
       "/nodes/pve1/qemu/100/status/reboot",
@@ -510,11 +541,31 @@ describe("classify", () => {
     );
     expect(isTransient(error)).toBe(false);
     expect(error.message).toBe(
-      "POST /nodes/pve1/qemu/100/status/reboot (VM 100 on node pve1) failed on the server " +
-        "(500 VM 100 not running). Retrying the same request will not help; fix the cause PVE names.",
+      "POST /nodes/pve1/qemu/100/status/reboot (VM 100 on pve1) failed on the server " +
+        "(500 VM 100 not running)." +
+        NEXT_UP,
     );
   });
+
+  it("tells of a 500 on the seed upload that the next up uploads it again", () => {
+    const error = classify(
+      "POST",
+      "/nodes/pve2/storage/local/upload",
+      500,
+      "error writing file: No space left on device",
+      undefined,
+    );
+    expect(error).toMatchObject({ code: "SERVER", transient: false });
+    expect(error.message).not.toMatch(/will not help|cannot succeed/);
+    expect(error.message).toContain("The next `pulumi up` sends it again");
+  });
 });
+
+/** What a permanent SERVER error says about the next run. */
+const NEXT_UP =
+  " Not retried in this run: PVE gave up on the request, and the same request usually fails " +
+  "the same way. The next `pulumi up` sends it again and carries on from there (what this run " +
+  "finished is kept): fix what PVE names first; if the cause has passed, that `up` completes.";
 
 describe("classifyTaskFailure", () => {
   const upid = "UPID:pve1:0021B19E:02328820:67CC7B42:qmdestroy:100:root@pam!ci:";
@@ -534,7 +585,7 @@ describe("classifyTaskFailure", () => {
       taskLogTail: ["trying to acquire lock...", "TASK ERROR: VM is locked (clone)"],
     });
     expect(error.message).toBe(
-      `PVE task qmdestroy for VM 100 on node pve1 failed: VM is locked (clone) (${upid}). See ` +
+      `PVE task qmdestroy for VM 100 on pve1 failed: VM is locked (clone) (${upid}). See ` +
         "the task log in the PVE UI (node pve1, Tasks).\nLast lines of the task log:\n  " +
         "trying to acquire lock...\n  TASK ERROR: VM is locked (clone)",
     );
@@ -567,6 +618,21 @@ describe("classifyTaskFailure", () => {
       expect(error.context.taskErrorCode).toBe(code);
     },
   );
+
+  it("reports a start that failed on a missing bridge as the VM's network, not its guest", () => {
+    // pve-common PVE/Network.pm $read_bridge_mtu, logged by qemu-server's pve-bridge script.
+    const start = "UPID:pve1:0021B19E:02328820:67CC7B42:qmstart:105:root@pam!ci:";
+    const error = classifyTaskFailure("pve1", start, "start failed: QEMU exited with code 1", [
+      "bridge 'vmbr9' does not exist",
+      "kvm: -netdev type=tap,id=net1,ifname=tap105i1,…: network script … failed with status 512",
+      "TASK ERROR: start failed: QEMU exited with code 1",
+    ]);
+    expect(error.context).toMatchObject({ taskErrorCode: "NOT_FOUND", missingBridge: "vmbr9" });
+    expect(error.message).toMatch(
+      /^PVE task qmstart for VM 105 on pve1 failed: a NIC is on bridge vmbr9, which node pve1 does not have \(start failed: QEMU exited with code 1; UPID:.*\)\. The VM was not started: its network, not its guest, is the problem\./,
+    );
+    expect(error.message).toContain("the next `up` starts the VM");
+  });
 
   it("leaves taskErrorCode undefined for an unknown text and an empty UPID id", () => {
     const error = classifyTaskFailure(

@@ -21,8 +21,8 @@ describe("config", () => {
       { env: {} },
     );
     expect(config.origin).toBe("https://pve1:8006");
-    expect(config.tokenId).toBe("root@pam!ci");
-    expect(config.secret.reveal()).toBe("0b1d4c5e-secret");
+    expect(config.login).toMatchObject({ kind: "token", tokenId: "root@pam!ci" });
+    expect(config.login.kind === "token" && config.login.secret.reveal()).toBe("0b1d4c5e-secret");
     expect(config.insecure).toBe(false);
     expect(config.caCert).toBeUndefined();
     expect(config.maxConnections).toBe(DEFAULT_MAX_CONNECTIONS);
@@ -67,7 +67,7 @@ describe("config", () => {
       { env: {} },
     );
     expect(config.origin).toBe("https://pve1:8006");
-    expect(config.tokenId).toBe("root@pam!ci");
+    expect(config.login).toMatchObject({ kind: "token", tokenId: "root@pam!ci" });
   });
 
   it("falls back to the PROXMOX_VE_* environment", () => {
@@ -120,7 +120,7 @@ describe("config", () => {
         },
       },
     );
-    expect(config.secret.reveal()).toBe("0b1d4c5e-secret");
+    expect(config.login.kind === "token" && config.login.secret.reveal()).toBe("0b1d4c5e-secret");
     expect(config.caCert).toBe(PEM);
   });
 
@@ -139,7 +139,20 @@ describe("config", () => {
     ],
     [
       { endpoint: "https://pve1:8006" },
-      "Proxmox connection config: apiToken is required (config `apiToken`, PROXMOX_VE_API_TOKEN or PROXMOX_VE_API_TOKEN_FILE)",
+      "Proxmox connection config: apiToken is required (config `apiToken`, PROXMOX_VE_API_TOKEN or PROXMOX_VE_API_TOKEN_FILE), " +
+        "or username and password for a password login (config `username` and `password`, or PROXMOX_VE_USERNAME and PROXMOX_VE_PASSWORD)",
+    ],
+    [
+      { endpoint: "https://pve1:8006", username: "ops@pve" },
+      "Proxmox connection config: password is required with username (config `password` or PROXMOX_VE_PASSWORD)",
+    ],
+    [
+      { endpoint: "https://pve1:8006", password: "pw" },
+      "Proxmox connection config: username is required with password (config `username` or PROXMOX_VE_USERNAME), e.g. root@pam",
+    ],
+    [
+      { endpoint: "https://pve1:8006", username: "root", password: "pw" },
+      "Proxmox connection config: username must look like `user@realm`, e.g. root@pam or ops@pve",
     ],
     [
       { endpoint: "https://pve1:8006", apiToken: TOKEN, insecure: "yes" },
@@ -179,5 +192,61 @@ describe("config", () => {
     expect(error.message).toBe(
       "Proxmox connection config: caCert file /nope.pem cannot be read (ENOENT)",
     );
+  });
+
+  it("takes a password login from config or PROXMOX_VE_USERNAME and PROXMOX_VE_PASSWORD", () => {
+    const fromConfig = parseConnectionConfig(
+      { endpoint: "https://pve1:8006", username: " ops@pve ", password: " pass word " },
+      { env: {} },
+    );
+    expect(fromConfig.login).toMatchObject({ kind: "password", username: "ops@pve" });
+    // A password is taken as written: spaces can be part of it.
+    expect(fromConfig.login.kind === "password" && fromConfig.login.password.reveal()).toBe(
+      " pass word ",
+    );
+    const fromEnv = parseConnectionConfig(
+      { endpoint: "https://pve1:8006" },
+      { env: { PROXMOX_VE_USERNAME: "root@pam", PROXMOX_VE_PASSWORD: "pw" } },
+    );
+    expect(fromEnv.login).toMatchObject({ kind: "password", username: "root@pam" });
+  });
+
+  it("refuses a token and a password together, naming both settings", () => {
+    const inConfig = failure(() =>
+      parseConnectionConfig(
+        { endpoint: "https://pve1:8006", apiToken: TOKEN, username: "ops@pve", password: "pw-1" },
+        { env: {} },
+      ),
+    );
+    expect(inConfig.code).toBe("CONFIG");
+    expect(inConfig.message).toBe(
+      "Proxmox connection config: apiToken and username and password are both set in the " +
+        "config: a login is an API token or a username and password, not both. Remove one.",
+    );
+    const inEnv = failure(() =>
+      parseConnectionConfig(
+        { endpoint: "https://pve1:8006" },
+        { env: { PROXMOX_VE_API_TOKEN_FILE: "/run/t", PROXMOX_VE_PASSWORD: "pw-1" } },
+      ),
+    );
+    expect(inEnv.message).toBe(
+      "Proxmox connection config: PROXMOX_VE_API_TOKEN_FILE and PROXMOX_VE_PASSWORD are both " +
+        "set in the environment: a login is an API token or a username and password, not both. " +
+        "Remove one.",
+    );
+    expect(JSON.stringify(inConfig) + String(inConfig.stack) + inEnv.message).not.toContain("pw-1");
+  });
+
+  it("takes the whole login from the config when it names one, never half from the environment", () => {
+    const config = parseConnectionConfig(
+      { endpoint: "https://pve1:8006", username: "ops@pve", password: "pw" },
+      { env: { PROXMOX_VE_API_TOKEN: TOKEN } },
+    );
+    expect(config.login.kind).toBe("password");
+    const token = parseConnectionConfig(
+      { endpoint: "https://pve1:8006", apiToken: TOKEN },
+      { env: { PROXMOX_VE_USERNAME: "ops@pve", PROXMOX_VE_PASSWORD: "pw" } },
+    );
+    expect(token.login.kind).toBe("token");
   });
 });

@@ -47,7 +47,7 @@ describe("errors", () => {
     const named = aboutVmOnce(bare, { node: "pve1", vmid: 120 }, "creating template t");
     expect(named).toMatchObject({
       code: "TASK_FAILED",
-      message: "VM 120 on node pve1: creating template t failed: task qmcreate failed: disk full",
+      message: "VM 120 on pve1: creating template t failed: task qmcreate failed: disk full",
     });
     expect(aboutVmOnce(named, { node: "pve1", vmid: 120 }, "making template t")).toBe(named);
     // VM 1200 is not VM 120.

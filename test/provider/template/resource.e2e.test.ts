@@ -103,8 +103,10 @@ describe("CloudImageTemplate and a linked clone pinned to it, through the real e
     expect(templateVms(sim)).toEqual([after.templateVmid]);
     expect(templateVms(sim)).not.toContain(oldTemplate);
     expect(importedImages(sim)).toHaveLength(1);
-    const drift = await run("preview", "--refresh", "--expect-no-changes");
+    const drift = await run("preview", "--refresh", "--run-program", "--expect-no-changes");
     expectSuccess(drift);
+    // Neither the template nor the clone reads as if inputs were removed (`[diff: -bridge,…]`).
+    expect(drift.stdout).not.toContain("[diff:");
 
     const destroy = await run("destroy", "--yes", "--skip-preview");
     expectSuccess(destroy);

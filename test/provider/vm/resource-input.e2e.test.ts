@@ -35,13 +35,14 @@ describe("ProxmoxVm input checks, through the real engine", () => {
 
     const preview = await pulumi(["preview"], dir, engine.env);
     expectFailure(preview);
-    // The engine prints nested values as {<nil>}; the property path and the rule are ours.
-    expect(preview.stdout).toMatch(
-      /property network\.nameservers\[0\] value \{.*\} has a problem: must be an IP address \(IPv4 or IPv6\)/,
+    // The property as written and the rule, without the engine's dump of the value.
+    expect(preview.stdout).toContain(
+      "ProxmoxVm resource 'solo' has a problem: network.nameservers[0]: must be an IP address (IPv4 or IPv6)",
     );
-    expect(preview.stdout).toMatch(
-      /property network\.ipv4\.address value \{.*\} has a problem: must be an IPv4 address with a prefix length, e\.g\. 10\.0\.0\.5\/24/,
+    expect(preview.stdout).toContain(
+      "ProxmoxVm resource 'solo' has a problem: network.ipv4.address: must be an IPv4 address with a prefix length, e.g. 10.0.0.5/24",
     );
+    expect(preview.stdout).not.toMatch(/value \{/);
     expect(sim.requestLog).toEqual([]);
 
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
@@ -62,5 +63,34 @@ describe("ProxmoxVm input checks, through the real engine", () => {
     expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
+  });
+
+  it("fails preview and up on a NIC whose bridge the node lacks, before any clone", async () => {
+    sim = await startSimulator();
+    const dir = await proxmoxStack(
+      "unknown-bridge",
+      program("undefined").replace(
+        "network: undefined,",
+        'networks: [{ bridge: "vmbr0" }, { bridge: "vmbr9" }],',
+      ),
+      sim,
+      engine,
+    );
+    sim.clearRequestLog();
+    const problem =
+      "ProxmoxVm resource 'solo' has a problem: networks[1].bridge: bridge vmbr9 is not on " +
+      "node pve1, or the API token may not use it (bridges it can use there: vmbr0).";
+
+    const preview = await pulumi(["preview"], dir, engine.env);
+    expectFailure(preview);
+    expect(preview.stdout).toContain(problem);
+    const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
+    expectFailure(up);
+    expect(up.stdout).toContain(problem);
+
+    // Only the lookups: no clone, no write of any kind, no VM.
+    expect(sim.requestLog.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(new Set(sim.requestLog.map((r) => r.path))).toEqual(new Set(["/nodes/pve1/network"]));
+    expect(guestVms(sim)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator, SimulatorOptions } from "../../../simulator/index.js";
-import { data, startWithClonedVm, type TestClient } from "../support/client.js";
+import { data, startWithClonedVm, guestBooted, type TestClient, until } from "../support/client.js";
 import { buildIso } from "../support/iso-builder.js";
 import { uploadFile } from "../support/upload.js";
 
@@ -96,7 +96,7 @@ describe("guest/boot", () => {
       files: { "network-config": network },
       config: { net1: "virtio,bridge=vmbr0" },
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => guestBooted(sim, 100), "the guest to boot");
     type Nic = {
       name: string;
       "ip-addresses": { "ip-address": string; "ip-address-type": string }[];

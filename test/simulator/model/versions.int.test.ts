@@ -11,7 +11,7 @@ import {
   type Simulator,
 } from "../../../simulator/index.js";
 import { versionProfile } from "../../../simulator/model/versions.js";
-import { data, startWithClonedVm, TestClient } from "../support/client.js";
+import { data, guestBooted, startWithClonedVm, TestClient, until } from "../support/client.js";
 
 /** Every privilege a VM user needs, minus the guest-agent and SDN ones the cases vary. */
 const VM_USER = ["VM.Audit", "VM.Clone", "VM.Allocate", "VM.Config.Network", "VM.PowerMgmt"];
@@ -36,7 +36,7 @@ async function startAndWaitForAgent(api: TestClient): Promise<void> {
     "pve1",
     String(data(await api.call("POST", "/nodes/pve1/qemu/100/status/start"))),
   );
-  await new Promise((r) => setTimeout(r, 60));
+  await until(() => guestBooted(api.sim, 100), "the guest to boot");
 }
 
 describe.each(PVE_VERSIONS)("PVE %s profile", (pveVersion) => {

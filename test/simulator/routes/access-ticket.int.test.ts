@@ -89,14 +89,17 @@ describe("routes/access-ticket", () => {
   });
 
   it("renews a ticket given as password, and refuses an expired one", async () => {
+    // A ticket carries its time in whole seconds and PVE compares whole-second ages, so a
+    // lifetime of L s accepts it for L - 1 to L s: 5 s leaves the renewal 4 s, far above any
+    // scheduling delay, and the wait of 5 s is past the lifetime whenever the ticket was made.
     await sim.close();
-    ({ sim, api } = await startWithClient({ ticketLifetimeMs: 1000 }));
+    ({ sim, api } = await startWithClient({ ticketLifetimeMs: 5000 }));
     await anon.close();
     anon = api.withToken("");
     const session = await login("root@pam", sim.rootPassword);
     const renewed = await login("root@pam", session.ticket);
     expect(renewed.username).toBe("root@pam");
-    await new Promise((r) => setTimeout(r, 2100));
+    await new Promise((r) => setTimeout(r, 5000));
     const expired = await anon.call("GET", "/nodes", undefined, cookie(session.ticket));
     expect([expired.status, expired.statusText]).toEqual([
       401,
@@ -107,6 +110,20 @@ describe("routes/access-ticket", () => {
       password: session.ticket,
     });
     expect(relogin.status).toBe(401);
+  });
+
+  it("answers a user with a second factor with NeedTFA and a ticket no API call accepts", async () => {
+    sim.addUser("tfa@pve", "s3cret", [{ path: "/", privileges: ["Sys.Audit"] }], { tfa: true });
+    const res = await anon.call("POST", "/access/ticket", {
+      username: "tfa@pve",
+      password: "s3cret",
+    });
+    const answer = data(res) as { ticket: string; NeedTFA?: number; clustername?: string };
+    expect(answer.NeedTFA).toBe(1);
+    expect(answer.clustername).toBeUndefined();
+    expect(answer.ticket).toMatch(/^PVE:!tfa!\S+::\S+$/);
+    const read = await anon.call("GET", "/nodes", undefined, cookie(answer.ticket));
+    expect([read.status, read.statusText]).toEqual([401, "permission denied - invalid PVE ticket"]);
   });
 
   it("keeps API tokens working beside tickets, without CSRF", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClonedVm, type TestClient } from "../support/client.js";
+import { data, startWithClonedVm, guestBooted, type TestClient, until } from "../support/client.js";
 
 let sim: Simulator;
 let api: TestClient;
@@ -41,7 +41,7 @@ describe("routes/agent-info", () => {
 
   it("reports the guest's OS and its clock in nanoseconds", async () => {
     await start();
-    await new Promise((r) => setTimeout(r, 150));
+    await until(() => guestBooted(sim, 100), "the guest to boot");
     const os = data(await api.get("/nodes/pve1/qemu/100/agent/get-osinfo")) as {
       result: Record<string, unknown>;
     };

@@ -1,6 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClient, startWithClonedVm, type TestClient } from "../support/client.js";
+import {
+  data,
+  startWithClient,
+  startWithClonedVm,
+  guestBooted,
+  type TestClient,
+  until,
+} from "../support/client.js";
 import { buildIso } from "../support/iso-builder.js";
 import { uploadFile } from "../support/upload.js";
 
@@ -40,7 +47,7 @@ async function startAndBoot(): Promise<void> {
     "pve1",
     String(data(await api.call("POST", "/nodes/pve1/qemu/100/status/start"))),
   );
-  await new Promise((r) => setTimeout(r, 200));
+  await until(() => guestBooted(sim, 100), "the guest to boot");
 }
 
 const interfaces = async () =>

@@ -30,12 +30,15 @@ describe("routes/cluster", () => {
   });
 
   it("lists a fresh clone as status unknown without name until the lag passes", async () => {
+    // A lag of a minute holds the listing still however slow the machine, then it is lifted;
+    // the clone's lock is live, and lasts the clone's 4 s.
     ({ sim, api } = await startWithClient({
-      listingLagMs: 400,
-      taskDurationsMs: { qmclone: 200 },
+      listingLagMs: 60_000,
+      taskDurationsMs: { qmclone: 4000 },
     }));
-    await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 120, name: "web" });
-    await new Promise((r) => setTimeout(r, 20));
+    const upid = data(
+      await api.call("POST", "/nodes/pve1/qemu/9000/clone", { newid: 120, name: "web" }),
+    );
     const rows = data(await api.get("/cluster/resources?type=vm")) as Record<string, unknown>[];
     expect(rows.find((r) => r["vmid"] === 120)).toEqual({
       id: "qemu/120",
@@ -50,7 +53,8 @@ describe("routes/cluster", () => {
       status: "stopped",
       template: 1,
     });
-    await new Promise((r) => setTimeout(r, 750));
+    await api.waitTask("pve1", String(upid));
+    sim.faults.setListingLag(0);
     const later = data(await api.get("/cluster/resources?type=vm")) as Record<string, unknown>[];
     expect(later.find((r) => r["vmid"] === 120)).toMatchObject({
       name: "web",
@@ -61,14 +65,14 @@ describe("routes/cluster", () => {
 
   it("keeps showing the old status until the lag passes after a change", async () => {
     ({ sim, api } = await startWithClient({ listingLagMs: 0 }));
-    sim.faults.setListingLag(200);
+    sim.faults.setListingLag(60_000);
     sim.faults.setConfig(9000, { name: "renamed" });
     const row = () =>
       api
         .get("/cluster/resources?type=vm")
         .then((r) => (data(r) as Record<string, unknown>[]).find((x) => x["vmid"] === 9000));
     expect(await row()).toMatchObject({ name: "debian-12-cloud" });
-    await new Promise((r) => setTimeout(r, 250));
+    sim.faults.setListingLag(0);
     expect(await row()).toMatchObject({ name: "renamed" });
   });
 

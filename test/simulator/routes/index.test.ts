@@ -42,6 +42,7 @@ const USED: readonly string[] = [
   "GET /access/users",
   "GET /access/acl",
   "GET /nodes/{node}/status",
+  "GET /nodes/{node}/network",
   "GET /nodes/{node}/version",
   "GET /cluster/status",
   "GET /cluster/tasks",

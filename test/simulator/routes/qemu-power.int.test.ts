@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { data, startWithClient } from "../support/client.js";
+import { data, startWithClient, until } from "../support/client.js";
 import { useSimulator } from "../support/use-simulator.js";
 
 const { sim, api } = useSimulator({ clonedVm: true });
@@ -53,11 +53,13 @@ describe("routes/qemu-power", () => {
     const notRunning = await api.call("POST", "/nodes/pve1/qemu/9000/status/reboot");
     expect(notRunning.statusText).toBe("VM 9000 not running");
     expect((await post("/100/status/reboot"))["exitstatus"]).toBe("OK");
-    await new Promise((r) => setTimeout(r, 100));
-    const starts = [...sim.model.tasks.values()].filter(
-      (t) => t.type === "qmstart" && t.id === "100",
+    const starts = () =>
+      [...sim.model.tasks.values()].filter((t) => t.type === "qmstart" && t.id === "100");
+    await until(
+      () => starts().length === 2 && starts().every((t) => t.status === "stopped"),
+      "the start after the reboot",
     );
-    expect(starts.map((t) => t.user)).toEqual(["root@pam!ci", "root@pam"]);
+    expect(starts().map((t) => t.user)).toEqual(["root@pam!ci", "root@pam"]);
     expect(sim.model.vms.get(100)?.status).toBe("running");
   });
 

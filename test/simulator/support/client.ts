@@ -120,3 +120,26 @@ export async function startWithClonedVm(
   await started.api.waitTask("pve1", String(upid));
   return started;
 }
+
+/**
+ * Polls `done` every 20 ms until it holds, for up to 10 s: tests wait for what they need to have
+ * happened, never for a fixed time that a loaded machine may overrun.
+ */
+export async function until(
+  done: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Whether the guest of VM `vmid` has booted and its agent answers. */
+export function guestBooted(sim: Simulator, vmid: number): boolean {
+  const upAt = sim.model.vms.get(vmid)?.guest.agentUpAt;
+  return upAt !== undefined && Date.now() >= upAt;
+}

@@ -360,7 +360,7 @@ describe.each(PVE_VERSIONS)("http-api against the PVE %s profile", (pveVersion) 
       "NOT_FOUND",
       "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist",
     ]);
-    expect(error.message).toContain("VM 999 on node pve1 does not exist");
+    expect(error.message).toContain("VM 999 on pve1 does not exist");
   });
 
   it("reads the release's version and the guest agent with its privileges", async () => {

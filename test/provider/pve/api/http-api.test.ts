@@ -13,8 +13,7 @@ const UPID = "UPID:pve1:0021B19E:02328820:67CC7B42:qmclone:100:root@pam!ci:";
 
 const connection: ConnectionConfig = {
   origin: ORIGIN,
-  tokenId: "root@pam!ci",
-  secret: new Secret(SECRET),
+  login: { kind: "token", tokenId: "root@pam!ci", secret: new Secret(SECRET) },
   insecure: false,
   maxConnections: 8,
 };
@@ -330,7 +329,9 @@ describe("http-api", () => {
     expect(network.code).toBe("NETWORK");
     expectNoSecret(network);
     expect(inspect(api, { showHidden: true, depth: 10 })).not.toContain(SECRET);
-    expect(JSON.stringify(api)).toBe('{"origin":"https://pve.test:8006","tokenId":"root@pam!ci"}');
+    expect(JSON.stringify(api)).toBe(
+      '{"origin":"https://pve.test:8006","login":"token root@pam!ci"}',
+    );
   });
 
   it("classifies a reset socket as a transient NETWORK error with a scrubbed cause", async () => {

@@ -39,8 +39,7 @@ afterAll(async () => {
 function connection(at = origin): ConnectionConfig {
   return {
     origin: at,
-    tokenId: "root@pam!ci",
-    secret: new Secret(SECRET),
+    login: { kind: "token", tokenId: "root@pam!ci", secret: new Secret(SECRET) },
     insecure: false,
     maxConnections: 8,
   };
@@ -157,7 +156,12 @@ describe("http-api over a socket", () => {
     const before = sharedDispatcherCount();
     const conn = connection(origin.replace("127.0.0.1", "localhost"));
     const first = new HttpProxmoxApi({ connection: conn });
-    const second = new HttpProxmoxApi({ connection: { ...conn, secret: new Secret("other") } });
+    const second = new HttpProxmoxApi({
+      connection: {
+        ...conn,
+        login: { kind: "token", tokenId: "root@pam!ci", secret: new Secret("other") },
+      },
+    });
     const socketsBefore = sockets.size;
     const views = [first, second, first.withSignal(new AbortController().signal)];
     for (let i = 0; i < 6; i++) await views[i % 3]?.version();

@@ -3,6 +3,7 @@ import { markFor } from "../../../../provider/vm/identity";
 import {
   configChanges,
   configDeletes,
+  keysWithInputs,
   managedKeys,
   observedInputs,
   waitingKeys,
@@ -285,5 +286,34 @@ describe("observedInputs", () => {
     );
     const observed = observedInputs({ config: template, running: true }, linked, { network });
     expect(observed.clone).toEqual({ full: false });
+  });
+});
+
+describe("keysWithInputs", () => {
+  const nics = networksSchema.parse([{ bridge: "vmbr0" }, { bridge: "vmbr1" }]);
+
+  it("names an input written to one key of its own name by that name alone", () => {
+    expect(keysWithInputs(["memory"], { memory: 1024 }, seen)).toEqual(["memory"]);
+  });
+
+  it("names an object input behind each of its keys, not as a list's element", () => {
+    const desired = { memory: { sizeMiB: 2048, balloonMiB: 1024 }, cpu: { cores: 2, sockets: 1 } };
+    expect(keysWithInputs(["balloon", "cores", "sockets"], desired, seen)).toEqual([
+      "balloon (memory)",
+      "cores (cpu)",
+      "sockets (cpu)",
+    ]);
+  });
+
+  it("names a NIC by its place in networks", () => {
+    expect(keysWithInputs(["net1"], { networks: nics }, seen)).toEqual(["net1 (networks[1])"]);
+  });
+
+  it("names a disk by the element that declares it, past one marked for removal", () => {
+    const disks = [
+      { interface: "scsi1", remove: true },
+      { interface: "scsi2", storage: "local-lvm", sizeGiB: 8 },
+    ];
+    expect(keysWithInputs(["scsi2"], { disks }, seen)).toEqual(["scsi2 (disks[1])"]);
   });
 });

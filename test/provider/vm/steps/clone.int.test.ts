@@ -124,7 +124,7 @@ describe("clone (over HTTP, with the retrying API)", () => {
     const vmid = (error as { context: { vmid: number } }).context.vmid;
     expect(vmid).not.toBe(9000);
     expect((error as Error).message).toMatch(
-      new RegExp(`^VM ${vmid} on node pve1: cloning template 9000 \\(node pve1\\) failed: `),
+      new RegExp(`^VM ${vmid} on pve1: cloning template 9000 \\(node pve1\\) failed: `),
     );
     expect(qemuVms(sim)).toEqual([]);
   });

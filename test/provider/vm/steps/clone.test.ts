@@ -78,7 +78,7 @@ describe("clone", () => {
     const error = await createVm(testContext(api), inputs).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "TIMEOUT", context: { vmid: first, node: "pve1" } });
     expect((error as Error).message).toMatch(
-      new RegExp(`^VM ${first} on node pve1: cloning template 9000 \\(node pve1\\) failed: `),
+      new RegExp(`^VM ${first} on pve1: cloning template 9000 \\(node pve1\\) failed: `),
     );
     expect(api.callsOf("cloneVm")).toHaveLength(3);
     expect(guests(api)).toEqual([]);

@@ -143,6 +143,20 @@ describe("converge (CPU, memory and lifecycle options)", () => {
     await deleteVm(ctx, updated);
   });
 
+  it("reports the keys it writes by the inputs as written, not as list elements", async () => {
+    const state = await createVm(ctx, resolve());
+    progress = [];
+
+    await updateVm(
+      ctx,
+      state,
+      resolve({ memory: 3072, cpu: { ...compute.cpu, cores: 3 }, rebootPolicy: "never" }),
+    );
+
+    expect(progress).toContain(`VM ${state.vmid} on pve1: configuring memory, cores (cpu)`);
+    await deleteVm(ctx, state);
+  });
+
   it("changes onBoot, startup and protection on the running VM without a reboot", async () => {
     const state = await createVm(ctx, resolve());
 

@@ -147,7 +147,7 @@ describe("the disks of a VM on the simulator", () => {
     const failed = await updateVm(ctx, created, resolve(disks)).catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(VmInitError);
     expect((failed as Error).message).toBe(
-      `VM ${created.vmid} on node pve1: disk scsi0 is 6 GiB and Proxmox cannot shrink disks; ` +
+      `VM ${created.vmid} on pve1: disk scsi0 is 6 GiB and Proxmox cannot shrink disks; ` +
         "set disks[0].sizeGiB to 6 or more.",
     );
     // Nothing was written; the next update with the size PVE has succeeds.

@@ -147,7 +147,7 @@ describe("a VM with several NICs against the simulator", () => {
     );
     expect(String((failed as Error).message)).toMatch(
       new RegExp(
-        `VM ${vm.vmid} on node pve1: adding net2 \\(networks\\[2\\]\\) failed: .*bridge 'vmbr1' does not exist`,
+        `VM ${vm.vmid} on pve1: adding net2 \\(networks\\[2\\]\\) failed: .*bridge 'vmbr1' does not exist`,
       ),
     );
     // Nothing half-written: the VM still has its two NICs, and no third.

@@ -49,7 +49,12 @@ describe("observe against a guest that lists bridges and link-local addresses", 
 
   it("keeps waiting while only docker0 and APIPA have IPv4 addresses, and says so on timeout", async () => {
     // No pool on vmbr0: eth0 never gets a lease.
-    const ctx = await contextFor({ guest: { dockerBridge: true, apipa: true }, bridges: {} });
+    // vmbr0 exists on the node but has no DHCP pool: the guest never gets a lease.
+    const ctx = await contextFor({
+      guest: { dockerBridge: true, apipa: true },
+      bridges: {},
+      nodes: [{ name: "pve1", bridges: ["vmbr0"] }],
+    });
     vi.spyOn(console, "log").mockImplementation(() => undefined);
     const failed = await createVm(ctx, resolve({ timeouts: { agentMs: 1500 } })).catch(
       (error: unknown) => error,

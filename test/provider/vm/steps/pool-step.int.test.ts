@@ -145,7 +145,7 @@ describe("the pool of a VM", () => {
       (error: unknown) => error,
     );
     expect(String(failed)).toContain(
-      `VM ${created.vmid} on node pve1: joining pool later failed: resource pool 'later' does not exist. Create it (pveum pool add later) or set pool to an existing pool.`,
+      `VM ${created.vmid} on pve1: joining pool later failed: resource pool 'later' does not exist. Create it (pveum pool add later) or set pool to an existing pool.`,
     );
     expect(await poolOf(created.vmid)).toBeUndefined();
 
@@ -169,7 +169,7 @@ describe("the pool of a VM", () => {
       (error: unknown) => error,
     );
     expect(String(failed)).toContain(
-      `VM ${created.vmid} on node pve1: joining pool db failed: PUT /pools/db was denied: the API token lacks Pool.Allocate on /pool/db.`,
+      `VM ${created.vmid} on pve1: joining pool db failed: PUT /pools/db was denied: the API token lacks Pool.Allocate on /pool/db.`,
     );
     // It left web before PVE refused db: in no pool, which a refresh shows.
     expect(await poolOf(created.vmid)).toBeUndefined();

@@ -88,6 +88,22 @@ describe("preflight against the simulator", () => {
         "Add images to its content (Datacenter → Storage → local) or set disks[1].storage to a storage that has it.",
     ],
     [
+      "a NIC on a bridge the node does not have",
+      { networks: [{ bridge: "vmbr0" }, { bridge: "vmbr9" }] },
+      "networks[1].bridge: bridge vmbr9 is not on node pve1, or the API token may not use it " +
+        "(bridges it can use there: vmbr0). Set networks[1].bridge to one of them, create vmbr9 " +
+        "on pve1 (System → Network), or, on PVE 8 and later, grant the token SDN.Use on " +
+        "/sdn/zones/localnetwork/vmbr9.",
+    ],
+    [
+      "the one NIC of network on a bridge the node does not have",
+      { network: { bridge: "vmbr7" } },
+      "network.bridge: bridge vmbr7 is not on node pve1, or the API token may not use it " +
+        "(bridges it can use there: vmbr0). Set network.bridge to one of them, create vmbr7 " +
+        "on pve1 (System → Network), or, on PVE 8 and later, grant the token SDN.Use on " +
+        "/sdn/zones/localnetwork/vmbr7.",
+    ],
+    [
       "a template that does not exist",
       { template: "no-such-template" },
       'template: Template "no-such-template" was not found on the cluster. ' +
@@ -115,7 +131,7 @@ describe("preflight against the simulator", () => {
     expect(writes()).toEqual([]);
   });
 
-  it("passes good inputs in three reads and the shared listing, then create clones; a plain VM is refused as template", async () => {
+  it("passes good inputs in four reads and the shared listing, then create clones; a plain VM is refused as template", async () => {
     const inputs = resolve({ storage: "local-lvm", started: false, waitForIp: false });
     await preflight(ctx, inputs);
     // The cluster listing and the node's storages are shared by the process and may be served
@@ -123,7 +139,7 @@ describe("preflight against the simulator", () => {
     const shared = new Set(["GET /cluster/resources", "GET /nodes/pve1/storage"]);
     expect(
       sim.requestLog.map((r) => `${r.method} ${r.path}`).filter((r) => !shared.has(r)),
-    ).toEqual(["GET /nodes", "GET /nodes/pve1/qemu/9000/config"]);
+    ).toEqual(["GET /nodes", "GET /nodes/pve1/network", "GET /nodes/pve1/qemu/9000/config"]);
 
     const vm = await createVm(ctx, inputs);
     expect(sim.model.vms.get(vm.vmid)?.node).toBe("pve1");
@@ -141,7 +157,7 @@ describe("preflight against the simulator", () => {
     ).rejects.toMatchObject({
       code: "INVALID_PARAM",
       message:
-        `template: VM ${vm.vmid} on node pve1 is not a template; convert it with ` +
+        `template: VM ${vm.vmid} on pve1 is not a template; convert it with ` +
         "`qm template <vmid>` or choose a template.",
     });
     expect(writes()).toEqual([]);

@@ -76,9 +76,7 @@ describe("seed-step against the simulator", () => {
     const cause = (refused as VmInitError).cause;
     expect(cause).toMatchObject({ code: "FORBIDDEN", context: { node: "pve1", vmid: vm.vmid } });
     expect(String(cause)).toMatch(
-      new RegExp(
-        `VM ${vm.vmid} on node pve1: uploading seed .* failed: .*Datastore.AllocateTemplate`,
-      ),
+      new RegExp(`VM ${vm.vmid} on pve1: uploading seed .* failed: .*Datastore.AllocateTemplate`),
     );
 
     // What the engine does next: an update of the partial state the failed update recorded.
@@ -99,7 +97,7 @@ describe("seed-step against the simulator", () => {
     const failed = await createVm(ctx, inputs).catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(VmInitError);
     expect(String((failed as VmInitError).cause)).toMatch(
-      /VM \d+ on node pve1: listing the seeds on storage local failed: /,
+      /VM \d+ on pve1: listing the seeds on storage local failed: /,
     );
 
     // What the engine does next: an update of the partial state the failed create recorded.
