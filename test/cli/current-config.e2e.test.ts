@@ -8,6 +8,8 @@ import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { leftoverProcesses } from "../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 import { runBin } from "./support";
+import { expectFailure, expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 const program = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -53,9 +55,7 @@ async function relayTo(
 }
 
 describe("after the CA file moves and proxmox:caCert follows it", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir } = useStack({ name: "cli-current-config", program });
   let oldCa: string;
   let vmid: number;
   let currentCa: string | undefined;
@@ -66,31 +66,24 @@ describe("after the CA file moves and proxmox:caCert follows it", () => {
     fs.mkdirSync(path.dirname(currentCa));
     fs.renameSync(from, currentCa);
     const set = await pulumi(["config", "set", "proxmox:caCert", currentCa], dir, engine.env);
-    expect(set.code, set.stderr).toBe(0);
+    expectSuccess(set);
   };
   beforeAll(async () => {
-    sim = await startSimulator();
-    engine = engineEnv();
-    dir = await proxmoxStack("cli-current-config", program, sim, engine);
     oldCa = path.join(dir, "ca.pem"); // where proxmoxStack wrote the CA and pointed caCert
     const up = await runBin(["up", "--stack", "dev"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     [vmid] = guestVms(sim) as [number];
     await moveCa("moved");
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
   });
 
   it("plain pulumi refresh and destroy still read the CA path of the last up, and delete nothing", async () => {
     const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
-    expect(refresh.code).not.toBe(0);
+    expectFailure(refresh);
     expect(refresh.stdout + refresh.stderr).toContain(
       `caCert file ${oldCa} cannot be read (ENOENT)`,
     );
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code).not.toBe(0);
+    expectFailure(destroy);
     expect(destroy.stdout + destroy.stderr).toContain(
       `caCert file ${oldCa} cannot be read (ENOENT)`,
     );
@@ -101,13 +94,13 @@ describe("after the CA file moves and proxmox:caCert follows it", () => {
 
   it("pulumi-proxmox drift refreshes with the current CA path and finds the stack clean", async () => {
     const drift = await runBin(["drift", "--stack", "dev"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
     expect(drift.stdout).toContain("No drift in stack dev.");
   });
 
   it("pulumi-proxmox up --refresh refreshes with the current CA path and changes nothing", async () => {
     const up = await runBin(["up", "--stack", "dev", "--refresh"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).not.toContain("cannot be read");
     expect(guestVms(sim)).toEqual([vmid]);
     // This up recorded the moved path: move the file again, so destroy has the old-path case too.
@@ -116,48 +109,39 @@ describe("after the CA file moves and proxmox:caCert follows it", () => {
 
   it("pulumi-proxmox destroy uses the current CA path and leaves no VM, seed, lock or process", async () => {
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expectNothingLeft(sim, vmid, engine);
   });
 });
 
 describe("after proxmox:endpoint changes to another address of the same cluster", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir } = useStack({ name: "cli-current-endpoint", program });
   let old: Awaited<ReturnType<typeof relayTo>>;
   let vmid: number;
   beforeAll(async () => {
-    sim = await startSimulator();
     old = await relayTo(sim.url);
-    engine = engineEnv();
-    dir = await proxmoxStack("cli-current-endpoint", program, sim, engine);
     const set = (value: string) =>
       pulumi(["config", "set", "proxmox:endpoint", value], dir, engine.env);
     expect((await set(old.url)).code).toBe(0);
     const up = await runBin(["up", "--stack", "dev"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     [vmid] = guestVms(sim) as [number];
     expect(old.connections()).toBeGreaterThan(0);
     expect((await set(sim.url)).code).toBe(0);
   });
-  afterAll(async () => {
-    engine.cleanup();
-    await old.close();
-    await sim.close();
-  });
+  afterAll(() => old.close());
 
   it("plain pulumi refresh still calls the old address", async () => {
     const before = old.connections();
     const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
-    expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
+    expectSuccess(refresh);
     expect(old.connections()).toBeGreaterThan(before);
   });
 
   it("pulumi-proxmox destroy calls only the new address and leaves no VM, seed, lock or process", async () => {
     const before = old.connections();
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(old.connections()).toBe(before);
     expectNothingLeft(sim, vmid, engine);
   });
@@ -176,7 +160,7 @@ describe("after the token is rotated in the stack config", () => {
     engine = engineEnv();
     dir = await proxmoxStack("cli-current-token", program, sim, engine);
     const up = await runBin(["up", "--stack", "dev"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     [vmid] = guestVms(sim) as [number];
     const privileges = VERSION_PROFILES[DEFAULT_PVE_VERSION].privileges;
     const rotated = sim.addToken("root@pam!rotated", [{ path: "/", privileges }]);
@@ -185,7 +169,7 @@ describe("after the token is rotated in the stack config", () => {
       dir,
       engine.env,
     );
-    expect(set.code, set.stderr).toBe(0);
+    expectSuccess(set);
   });
   afterAll(async () => {
     engine.cleanup();
@@ -195,14 +179,14 @@ describe("after the token is rotated in the stack config", () => {
   it("plain pulumi refresh still sends the token of the last up", async () => {
     const from = sim.requestLog.length;
     const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
-    expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
+    expectSuccess(refresh);
     expect(tokensSince(from)).toEqual(["root@pam!ci"]);
   });
 
   it("plain pulumi refresh fails with a 401 naming the old token once it is deleted", async () => {
     expect(sim.removeToken("root@pam!ci")).toBe(true);
     const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
-    expect(refresh.code).not.toBe(0);
+    expectFailure(refresh);
     const output = refresh.stdout + refresh.stderr;
     expect(output).toMatch(/not authenticated \(401/);
     expect(output).toContain("root@pam!ci");
@@ -212,7 +196,7 @@ describe("after the token is rotated in the stack config", () => {
   it("pulumi-proxmox destroy sends only the rotated token and leaves no VM, seed, lock or process", async () => {
     const from = sim.requestLog.length;
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(tokensSince(from)).toEqual(["root@pam!rotated"]);
     expectNothingLeft(sim, vmid, engine);
   });

@@ -1,10 +1,12 @@
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { CommandReport } from "../../cli";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, requireFromWorkspace, type EngineEnv } from "../e2e/support/engine";
+import { startSimulator } from "../../simulator";
+import { pulumi, requireFromWorkspace } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 import { readJson, runBin } from "./support";
+import { expectExitCode, expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 import { VM_TYPE } from "../../provider/entry";
 
 const program = `
@@ -14,24 +16,13 @@ exports.vmid = web.vmid;
 `;
 
 describe("drift, up and destroy through the installed bin", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir } = useStack({ name: "cli-drift", program });
   let vmid: number;
-  beforeAll(async () => {
-    sim = await startSimulator();
-    engine = engineEnv();
-    dir = await proxmoxStack("cli-drift", program, sim, engine);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
   const report = (name: string) => path.join(dir, `${name}.json`);
 
   it("up creates the stack's VM and exits 0 with an ok report", async () => {
     const up = await runBin(["up", "--stack", "dev", "--report", report("up")], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain("cloning template 9000");
     expect(up.stdout).toContain("up of stack dev succeeded.");
     const json = readJson<CommandReport>(report("up"));
@@ -48,7 +39,7 @@ describe("drift, up and destroy through the installed bin", () => {
       dir,
       engine.env,
     );
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
     expect(drift.stdout).toContain("No drift in stack dev.");
     const json = readJson<CommandReport>(report("clean"));
     expect(json.status).toBe("clean");
@@ -62,7 +53,7 @@ describe("drift, up and destroy through the installed bin", () => {
       dir,
       engine.env,
     );
-    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    expectExitCode(drift, 2);
     expect(drift.stdout).toContain("Drift found in stack dev: 1 resource(s) would change.");
     expect(drift.stdout).toContain(`~ web (${VM_TYPE}): update`);
     expect(drift.stdout).toContain("cores: 2 → 8 (changed outside Pulumi; the program sets 2)");
@@ -108,7 +99,7 @@ describe("drift, up and destroy through the installed bin", () => {
 
   it("refuses a --parallel that is not a whole number of at least 1, before the engine runs", async () => {
     const drift = await runBin(["drift", "--stack", "dev", "--parallel", "0"], dir, engine.env);
-    expect(drift.code).toBe(1);
+    expectExitCode(drift, 1);
     expect(drift.stderr).toContain("--parallel must be a whole number of at least 1, got 0");
     expect(drift.stdout).not.toContain("Previewing");
   });
@@ -119,7 +110,7 @@ describe("drift, up and destroy through the installed bin", () => {
       dir,
       engine.env,
     );
-    expect(drift.code).toBe(1);
+    expectExitCode(drift, 1);
     expect(drift.stderr).toContain("drift of stack nope failed.");
     expect(drift.stderr).toMatch(/no stack named 'nope' found/);
     expect(readJson<CommandReport>(report("nope")).status).toBe("error");
@@ -131,14 +122,14 @@ describe("drift, up and destroy through the installed bin", () => {
     const gone = await startSimulator();
     const other = await proxmoxStack("cli-down", program, gone, engine);
     const up = await pulumi(["up", "--yes", "--skip-preview"], other, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     await gone.close();
     const drift = await runBin(
       ["drift", "--stack", "dev", "--report", report("down")],
       other,
       engine.env,
     );
-    expect(drift.code, drift.stdout + drift.stderr).toBe(1);
+    expectExitCode(drift, 1);
     expect(drift.stderr).toContain("drift of stack dev failed.");
     const json = readJson<CommandReport>(report("down"));
     expect(json.status).toBe("error");
@@ -154,7 +145,7 @@ describe("drift, up and destroy through the installed bin", () => {
       dir,
       engine.env,
     );
-    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    expectExitCode(drift, 2);
     expect(drift.stdout).toContain(`+ web (${VM_TYPE}): deleted outside Pulumi; create`);
     expect(drift.stdout).not.toContain("(unset)");
     const json = readJson<CommandReport>(report("deleted"));
@@ -163,7 +154,7 @@ describe("drift, up and destroy through the installed bin", () => {
     ]);
 
     const up = await runBin(["up", "--stack", "dev", "--refresh", "--quiet"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     const vms = guestVms(sim);
     expect(vms).toHaveLength(1);
     vmid = vms[0] ?? 0;
@@ -175,17 +166,17 @@ describe("drift, up and destroy through the installed bin", () => {
 
   it("up --refresh puts the VM back, then drift is clean and destroy exits 0", async () => {
     const up = await runBin(["up", "--stack", "dev", "--refresh", "--quiet"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(sim.model.vms.get(vmid)?.status).toBe("running");
     expect(sim.model.vms.get(vmid)?.config["cores"]).toBe(2);
     const drift = await runBin(["drift", "--stack", "dev", "--quiet"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
     const destroy = await runBin(
       ["destroy", "--stack", "dev", "--report", report("destroy")],
       dir,
       engine.env,
     );
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(readJson<CommandReport>(report("destroy")).changeSummary).toEqual({ delete: 2 });
     expect(guestVms(sim)).toEqual([]);
   });

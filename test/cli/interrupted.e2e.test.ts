@@ -1,9 +1,11 @@
 import { spawn } from "node:child_process";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
+import { describe, expect, it } from "vitest";
+import type { Simulator } from "../../simulator";
+import { pulumi } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 import { runBin, startUp, until } from "./support";
+import { expectExitCode, expectFailure, expectSuccess } from "../support/command-result";
+import { useEnginePerTest } from "../e2e/support/use-stack";
 
 /** One VM of the given clone mode: each mode is part of the identity recovery looks for. */
 const oneVm = (clone: string) => `
@@ -33,15 +35,8 @@ describe.each([
   ["full", ""],
   ["linked", ", clone: { full: false }"],
 ])("an interrupted up of a %s clone, recovered through the installed bin", (mode, clone) => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
-  let engine: EngineEnv;
-  beforeEach(() => {
-    engine = engineEnv();
-  });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
 
   it("lists the VM of an up killed mid-clone as an orphan of an interrupted run, and destroy deletes it", async () => {
     sim = await startSimulator({ taskDurationsMs: { qmclone: 4_000 } });
@@ -59,7 +54,7 @@ describe.each([
 
     // The engine's own destroy does not know the VM: it succeeds and leaves it.
     const engineDestroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(engineDestroy.code, engineDestroy.stdout + engineDestroy.stderr).toBe(0);
+    expectSuccess(engineDestroy);
     const [vmid] = guestVms(sim);
     expect(guestVms(sim)).toHaveLength(1);
     // The kill left a clone of the mode the program asked for, its mode in the mark.
@@ -73,17 +68,17 @@ describe.each([
       PROXMOX_VE_CA_CERT: sim.caCertPem,
     };
     const listed = await runBin(["sweep", "--stack", "dev"], dir, sweepEnv);
-    expect(listed.code, listed.stdout + listed.stderr).toBe(0);
+    expectSuccess(listed);
     expect(listed.stdout).toMatch(
       new RegExp(`orphan\\s+vm\\s+VM ${vmid} on pve1 .*orphan of an interrupted run`),
     );
 
     const drift = await runBin(["drift", "--stack", "dev"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    expectExitCode(drift, 2);
     expect(drift.stdout).toContain("Run `pulumi-proxmox up --stack dev` to resume");
 
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(destroy.stdout).toContain("1 VM(s) of an interrupted run were not in the state");
     expect(destroy.stdout).toMatch(new RegExp(`deleted VM ${vmid} on pve1`));
     expect(guestVms(sim)).toEqual([]);
@@ -117,21 +112,21 @@ describe.each([
 
     // The engine alone refuses the VM it does not know.
     const plain = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(plain.code).not.toBe(0);
+    expectFailure(plain);
     expect(plain.stdout).toContain("adopt: true");
 
     const up = await runBin(["up", "--stack", "dev"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain("resuming 1 VM(s) an interrupted run left as pending creates");
     expect(up.stdout).toContain("resuming an interrupted create");
     expect(guestVms(sim)).toHaveLength(1);
     expect(seedIsos(sim)).toHaveLength(1);
 
     const clean = await runBin(["drift", "--stack", "dev"], dir, engine.env);
-    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+    expectSuccess(clean);
 
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
     expect(await providerProcessesIn(dir)).toBe("");

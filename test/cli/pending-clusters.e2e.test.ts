@@ -3,6 +3,7 @@ import { startSimulator, type Simulator } from "../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
 import { runBin, startUp, until } from "./support";
+import { expectSuccess } from "../support/command-result";
 
 /** A VM on the stack config's cluster and one on a `Provider`'s, whose clone is slow. */
 const program = (dc2: Simulator) => `
@@ -57,7 +58,7 @@ describe("pulumi-proxmox destroy after an up killed mid-create on a Provider's c
     const [two] = guestVms(dc2);
 
     const destroy = await runBin(["destroy", "--stack", "dev"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(destroy.stdout).toContain("2 VM(s) of an interrupted run were not in the state");
     expect(destroy.stdout).toMatch(new RegExp(`deleted VM ${two} on pve1 .*\\(provider dc2\\)`));
     expect(guestVms(dc1)).toEqual([]);

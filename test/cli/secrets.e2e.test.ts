@@ -1,11 +1,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { CommandReport } from "../../cli";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
+import { pulumi } from "../e2e/support/engine";
+import { guestVms, seedIsos } from "../e2e/support/proxmox-stack";
 import { readJson, runBin } from "./support";
+import { expectExitCode, expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 const PASSWORD = "$6$rounds=4096$pp-salt$hashed-password-plaintext-marker";
 const FILE_SECRET = "write-files-content-plaintext-marker";
@@ -34,24 +35,15 @@ new ProxmoxVm("raw", {
 `;
 
 describe("cloud-init secrets through the real engine", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
-  beforeAll(async () => {
-    sim = await startSimulator();
-    engine = engineEnv();
-    dir = await proxmoxStack("cli-secrets", program(USER_DATA_SECRET), sim, engine);
-    const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    if (up.code !== 0) throw new Error(up.stdout + up.stderr);
+  const { sim, engine, dir, up } = useStack({
+    name: "cli-secrets",
+    program: program(USER_DATA_SECRET),
   });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
+  beforeAll(() => up());
 
   it("keeps the hashed password and the user-data out of the state, inputs and outputs", async () => {
     const exported = await pulumi(["stack", "export"], dir, engine.env);
-    expect(exported.code, exported.stderr).toBe(0);
+    expectSuccess(exported);
     expect(exported.stdout).toContain("web-visible");
     for (const secret of [PASSWORD, FILE_SECRET, USER_DATA_SECRET]) {
       expect(exported.stdout).not.toContain(secret);
@@ -80,7 +72,7 @@ describe("cloud-init secrets through the real engine", () => {
   it("shows no plaintext in preview --diff after the user-data changes", async () => {
     fs.writeFileSync(path.join(dir, "index.js"), program(CHANGED_SECRET));
     const preview = await pulumi(["preview", "--diff"], dir, engine.env);
-    expect(preview.code, preview.stdout + preview.stderr).toBe(0);
+    expectSuccess(preview);
     expect(preview.stdout).toContain("[secret]");
     for (const text of [PASSWORD, FILE_SECRET, USER_DATA_SECRET, CHANGED_SECRET]) {
       expect(preview.stdout + preview.stderr).not.toContain(text);
@@ -90,7 +82,7 @@ describe("cloud-init secrets through the real engine", () => {
   it("reports the changed secret as a secret value that changed, never its value, in drift's stdout and JSON", async () => {
     const file = path.join(dir, "drift.json");
     const drift = await runBin(["drift", "--stack", "dev", "--report", file], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    expectExitCode(drift, 2);
     const json = readJson<CommandReport>(file);
     const text = fs.readFileSync(file, "utf8") + drift.stdout + drift.stderr;
     for (const secret of [PASSWORD, FILE_SECRET, USER_DATA_SECRET, CHANGED_SECRET]) {
@@ -105,7 +97,7 @@ describe("cloud-init secrets through the real engine", () => {
 
   it("destroys the VMs and their seeds", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });

@@ -1,16 +1,13 @@
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import type { CommandResult } from "../support/command-result";
 import { workspaceDir } from "../e2e/support/paths";
 
 /** The `pulumi-proxmox` bin as npm linked it into the consumer workspace. */
 export const BIN = path.join(workspaceDir, "node_modules", ".bin", "pulumi-proxmox");
 
-export interface BinResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type BinResult = CommandResult;
 
 /** Runs the installed bin; never throws on a non-zero exit. */
 export function runBin(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<BinResult> {

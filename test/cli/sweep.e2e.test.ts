@@ -5,10 +5,11 @@ import { HttpProxmoxApi } from "../../provider/pve/api/http-api";
 import { waitForTask } from "../../provider/pve/tasks/task-wait";
 import { parseConnectionConfig } from "../../provider/pve/config";
 import { buildVmSeed } from "../../provider/vm/steps/vm-seed";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
+import { exportedResources, pulumi } from "../e2e/support/engine";
+import { guestVms, seedIsos } from "../e2e/support/proxmox-stack";
 import { readJson, runBin } from "./support";
+import { expectExitCode, expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 import { VM_TYPE } from "../../provider/entry";
 
 const program = `
@@ -18,26 +19,20 @@ new ProxmoxVm("lost", { node: "pve1", template: 9000 });
 `;
 
 describe("sweep through the installed bin", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir, up } = useStack({ name: "cli-sweep", program });
   let env: NodeJS.ProcessEnv;
   const vms: Record<string, { vmid: number; seed: string; name: string }> = {};
   let ghostSeed: string;
   const UNMARKED = 500;
 
   beforeAll(async () => {
-    sim = await startSimulator();
-    engine = engineEnv();
     env = {
       ...engine.env,
       PROXMOX_VE_ENDPOINT: sim.url,
       PROXMOX_VE_API_TOKEN: sim.apiToken,
       PROXMOX_VE_CA_CERT: sim.caCertPem,
     };
-    dir = await proxmoxStack("cli-sweep", program, sim, engine);
-    const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    if (up.code !== 0) throw new Error(up.stdout + up.stderr);
+    await up();
     for (const r of await exportedResources(dir, engine.env)) {
       if (r.type !== VM_TYPE || !r.outputs) continue;
       const name = String(r.outputs["vmName"]).startsWith("keep") ? "keep" : "lost";
@@ -87,7 +82,7 @@ describe("sweep through the installed bin", () => {
     const file = path.join(dir, "dry.json");
     // The stack's proxmox:* config connects it: no PROXMOX_VE_* needed.
     const sweep = await runBin(["sweep", "--stack", "dev", "--report", file], dir, engine.env);
-    expect(sweep.code, sweep.stdout + sweep.stderr).toBe(0);
+    expectSuccess(sweep);
     const lost = vms["lost"];
     expect(sweep.stdout).toMatch(
       new RegExp(`orphan\\s+seed\\s+${ghostSeed.replace(/[.]/g, "\\.")}\\s+on local of node pve1`),
@@ -113,7 +108,7 @@ describe("sweep through the installed bin", () => {
 
   it("refuses to run without a stack or a state file", async () => {
     const sweep = await runBin(["sweep", "--apply"], dir, env);
-    expect(sweep.code).toBe(1);
+    expectExitCode(sweep, 1);
     expect(sweep.stderr).toContain("sweep needs at least one --stack or --state-file");
     expect(guestVms(sim)).toHaveLength(3);
   });
@@ -125,7 +120,7 @@ describe("sweep through the installed bin", () => {
       dir,
       env,
     );
-    expect(sweep.code, sweep.stdout + sweep.stderr).toBe(0);
+    expectSuccess(sweep);
     const report = readJson<SweepReport>(file);
     expect(report.applied).toBe(true);
     expect(report.items.map((i) => [i.kind, i.action])).toEqual([
@@ -137,13 +132,13 @@ describe("sweep through the installed bin", () => {
     expect(seedIsos(sim)).toEqual([vms["keep"]?.seed]);
 
     const again = await runBin(["sweep", "--stack", "dev"], dir, env);
-    expect(again.code).toBe(0);
+    expectSuccess(again);
     expect(again.stdout).toContain("No orphans.");
   });
 
   it("leaves the stack whole: destroy removes its VM and nothing else", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([UNMARKED]);
     expect(seedIsos(sim)).toEqual([]);
   });

@@ -1,10 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { startSimulator, type Simulator } from "../../simulator";
+import type { Simulator } from "../../simulator";
 import { readIso } from "../../simulator/guest/iso9660";
 import { driveVolume } from "../../simulator/model/vm-config";
-import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../e2e/support/proxmox-stack";
+import { exportedResources, pulumi } from "../e2e/support/engine";
+import { guestVms, seedIsos } from "../e2e/support/proxmox-stack";
+import { expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 import { VM_TYPE } from "../../provider/entry";
 
 const fleetOfThree = `
@@ -21,22 +23,14 @@ exports.names = pulumi.all(web.vms.map((vm) => vm.vmName));
 `;
 
 describe("VmFleet through the real engine against the simulator", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
-  beforeAll(async () => {
-    sim = await startSimulator({ listingLagMs: 500 });
-    engine = engineEnv();
-    dir = await proxmoxStack("fleet", fleetOfThree, sim, engine);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
+  const { sim, engine, dir } = useStack(
+    { name: "fleet", program: fleetOfThree },
+    { simulator: { listingLagMs: 500 } },
+  );
 
   it("creates three VMs spread round-robin over pve1 and pve2 with pulumi up", async () => {
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain("+ 5 created");
 
     const outputs = JSON.parse(
@@ -74,12 +68,12 @@ describe("VmFleet through the real engine against the simulator", () => {
 
   it("passes the drift check on the untouched fleet", async () => {
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("destroys the fleet: no VM and no seed left on the simulator", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(destroy.stdout).toContain("- 5 deleted");
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
@@ -103,9 +97,10 @@ exports.vmids = pulumi.all(db.vms.map((vm) => vm.vmid));
 `;
 
 describe("VmFleet with disks, two NICs, overrides and static addresses through the real engine", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir } = useStack(
+    { name: "fleet-addressed", program: addressedFleet },
+    { simulator: { bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" } } },
+  );
   const outputs = async () =>
     JSON.parse((await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout) as {
       vmids: number[];
@@ -114,20 +109,13 @@ describe("VmFleet with disks, two NICs, overrides and static addresses through t
   const vmids = async () => (await outputs()).vmids;
   const configOf = (vmid: number) => sim.model.vms.get(vmid)?.config ?? {};
   beforeAll(async () => {
-    sim = await startSimulator({ bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" } });
-    engine = engineEnv();
-    dir = await proxmoxStack("fleet-addressed", addressedFleet, sim, engine);
     const count = await pulumi(["config", "set", "count", "2"], dir, engine.env);
-    expect(count.code, count.stderr).toBe(0);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
+    expectSuccess(count);
   });
 
   it("creates each member with the data disk, both NICs and its own address in its seed", async () => {
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     const [first = 0, second = 0] = await vmids();
     for (const vmid of [first, second]) {
       expect(String(configOf(vmid)["scsi1"])).toMatch(/^local-lvm:vm-\d+-disk-\d+,.*size=4G/);
@@ -151,7 +139,7 @@ describe("VmFleet with disks, two NICs, overrides and static addresses through t
       "10.10.0.201",
     ]);
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("adds a third member with the next address and changes nothing of the others", async () => {
@@ -159,7 +147,7 @@ describe("VmFleet with disks, two NICs, overrides and static addresses through t
     const configs = before.map((vmid) => JSON.stringify(configOf(vmid)));
     expect((await pulumi(["config", "set", "count", "3"], dir, engine.env)).code).toBe(0);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain("+ 1 created");
     expect(up.stdout).toContain("4 unchanged");
     expect(up.stdout).not.toMatch(/updated|replaced|deleted/);
@@ -173,7 +161,7 @@ describe("VmFleet with disks, two NICs, overrides and static addresses through t
 
   it("destroys the fleet: no VM, no disk and no seed left on the simulator", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
     const disks = sim.model.storages.flatMap((storage) =>

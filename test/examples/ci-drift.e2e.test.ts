@@ -1,39 +1,35 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
-import { configureProxmoxStack, guestVms } from "../e2e/support/proxmox-stack";
+import { beforeAll, describe, expect, it } from "vitest";
+import { guestVms } from "../e2e/support/proxmox-stack";
 import { copyExample, run, tsc } from "./support";
+import { expectExitCode, expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 describe("examples/ci-drift against a single-vm stack on the simulator", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let program: string;
+  const {
+    sim,
+    engine,
+    dir: program,
+    up,
+  } = useStack(
+    { dir: copyExample("single-vm") },
+    { simulator: { listingLagMs: 500 }, destroyAfter: true },
+  );
   let check: string;
   const driftCheck = (...args: string[]) =>
     run("node", [path.join(check, "bin", "index.js"), ...args], check, engine.env);
 
   beforeAll(async () => {
-    sim = await startSimulator({ listingLagMs: 500 });
-    engine = engineEnv();
-    program = copyExample("single-vm");
-    await configureProxmoxStack(program, sim, engine);
     check = copyExample("ci-drift");
     const build = await run("node", [tsc, "-p", check], check);
     if (build.code !== 0) throw new Error(`tsc failed: ${build.stdout}${build.stderr}`);
-    const up = await pulumi(["up", "--yes", "--skip-preview"], program, engine.env);
-    if (up.code !== 0) throw new Error(`pulumi up failed: ${up.stdout}${up.stderr}`);
-  });
-  afterAll(async () => {
-    await pulumi(["destroy", "--yes", "--skip-preview"], program, engine.env);
-    engine.cleanup();
-    await sim.close();
+    await up();
   });
 
   it("exits 0 and says so when Proxmox matches the program", async () => {
     const result = await driftCheck("--dir", program, "--stack", "dev");
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
     expect(result.stdout).toBe("drift check: stack dev matches Proxmox\n");
   });
 
@@ -42,7 +38,7 @@ describe("examples/ci-drift against a single-vm stack on the simulator", () => {
     sim.faults.stopVm(vmid ?? 0);
     const report = path.join(check, "drift.json");
     const result = await driftCheck("--dir", program, "--stack", "dev", "--report", report);
-    expect(result.code, result.stdout + result.stderr).toBe(2);
+    expectExitCode(result, 2);
     expect(result.stdout).toBe(
       [
         "drift check: 1 resource(s) of stack dev drifted",
@@ -63,7 +59,7 @@ describe("examples/ci-drift against a single-vm stack on the simulator", () => {
 
   it("exits 1 when the stack cannot be checked", async () => {
     const result = await driftCheck("--dir", path.join(check, "no-such-program"), "--stack", "dev");
-    expect(result.code).toBe(1);
+    expectExitCode(result, 1);
     expect(result.stderr).toMatch(/^drift check failed: /);
   });
 });

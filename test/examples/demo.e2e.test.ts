@@ -2,18 +2,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as path from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
+import { pulumi } from "../e2e/support/engine";
 import { leftoverProcesses, untilNoneLeft } from "../e2e/support/processes";
-import {
-  configureProxmoxStack,
-  guestVms,
-  importedImages,
-  seedIsos,
-  templateVms,
-} from "../e2e/support/proxmox-stack";
+import { guestVms, importedImages, seedIsos, templateVms } from "../e2e/support/proxmox-stack";
 import { IMPORT_STORAGES } from "../simulator/support/image-server";
 import { copyExample } from "./support";
+import { expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 interface Served {
   url: string;
@@ -22,29 +17,24 @@ interface Served {
 }
 
 describe("examples/demo (plain JavaScript) through the real engine against the simulator", () => {
-  let sim: Simulator;
+  // As scripts/demo.sh starts it: no template, `local` taking import content.
+  const { sim, engine, dir } = useStack(
+    { dir: copyExample("demo") },
+    { simulator: { storages: IMPORT_STORAGES, templates: [], listingLagMs: 500 } },
+  );
   let server: ChildProcess;
   let served: Served;
-  let engine: EngineEnv;
-  let dir: string;
 
   beforeAll(async () => {
-    // As scripts/demo.sh starts it: no template, `local` taking import content.
-    sim = await startSimulator({ storages: IMPORT_STORAGES, templates: [], listingLagMs: 500 });
-    engine = engineEnv();
-    dir = copyExample("demo");
     // The demo's own image server, as the demo script starts it.
     server = spawn(process.execPath, [path.join(dir, "image-server.js")], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     served = JSON.parse(await firstLine(server)) as Served;
-    await configureProxmoxStack(dir, sim, engine);
     await pulumi(["config", "set", "imageUrl", served.url], dir, engine.env);
     await pulumi(["config", "set", "imageSha256", served.sha256], dir, engine.env);
   });
   afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
     const exited = new Promise((done) => server.once("exit", done));
     server.kill("SIGTERM");
     await exited;
@@ -53,7 +43,7 @@ describe("examples/demo (plain JavaScript) through the real engine against the s
   it("makes a template from the image, then web on pve1 and db on pve2 from it", async () => {
     expect(templateVms(sim)).toEqual([]);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain(`download on node pve1: 100% of ${served.bytes} bytes`);
     const outputs = JSON.parse(
       (await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout,
@@ -81,10 +71,10 @@ describe("examples/demo (plain JavaScript) through the real engine against the s
       dir,
       engine.env,
     );
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
     expect(drift.stdout).not.toContain("[diff:");
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(templateVms(sim)).toEqual([]);
     expect(importedImages(sim)).toEqual([]);

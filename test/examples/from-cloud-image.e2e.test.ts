@@ -1,17 +1,12 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
+import { pulumi } from "../e2e/support/engine";
 import { leftoverProcesses, untilNoneLeft } from "../e2e/support/processes";
-import {
-  configureProxmoxStack,
-  guestVms,
-  importedImages,
-  seedIsos,
-  templateVms,
-} from "../e2e/support/proxmox-stack";
+import { guestVms, importedImages, seedIsos, templateVms } from "../e2e/support/proxmox-stack";
 import { IMPORT_STORAGES, serveImages, type ImageServer } from "../simulator/support/image-server";
 import { copyExample } from "./support";
+import { expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 const IMAGE = Buffer.alloc(512 * 1024, 5);
 const NEXT_IMAGE = Buffer.alloc(512 * 1024, 6);
@@ -25,10 +20,11 @@ interface Outputs {
 }
 
 describe("examples/from-cloud-image through the real engine against the simulator", () => {
-  let sim: Simulator;
+  const { sim, engine, dir } = useStack(
+    { dir: copyExample("from-cloud-image") },
+    { simulator: { storages: IMPORT_STORAGES, templates: [], defaultTaskMs: 50 } },
+  );
   let images: ImageServer;
-  let engine: EngineEnv;
-  let dir: string;
   const outputs = async (): Promise<Outputs> =>
     JSON.parse((await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout) as Outputs;
   const bootDisk = (vmid: number) => String(sim.model.vms.get(vmid)?.config["scsi0"]);
@@ -38,23 +34,15 @@ describe("examples/from-cloud-image through the real engine against the simulato
   };
 
   beforeAll(async () => {
-    sim = await startSimulator({ storages: IMPORT_STORAGES, templates: [], defaultTaskMs: 50 });
     images = await serveImages({ "/debian-12.qcow2": IMAGE, "/debian-12.1.qcow2": NEXT_IMAGE });
-    engine = engineEnv();
-    dir = copyExample("from-cloud-image");
-    await configureProxmoxStack(dir, sim, engine);
     await setImage("/debian-12.qcow2", IMAGE);
   });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-    await images.close();
-  });
+  afterAll(() => images.close());
 
   it("goes from a cluster with no template to a template, two full clones and a linked clone", async () => {
     expect(templateVms(sim)).toEqual([]);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toMatch(/download on node pve1: 100% of 524288 bytes/);
 
     const { templateVmid, image, serverVmids, runnerVmid } = await outputs();
@@ -71,7 +59,7 @@ describe("examples/from-cloud-image through the real engine against the simulato
 
   it("passes the drift check on the untouched stack", async () => {
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("replaces the template and the linked clone on a new image, create-first, and keeps the pinned full clones running", async () => {
@@ -79,7 +67,7 @@ describe("examples/from-cloud-image through the real engine against the simulato
     await setImage("/debian-12.1.qcow2", NEXT_IMAGE);
 
     const preview = await pulumi(["preview"], dir, engine.env);
-    expect(preview.code, preview.stdout + preview.stderr).toBe(0);
+    expectSuccess(preview);
     for (const name of ["debian-12", "runner"]) {
       expect(preview.stdout).toMatch(
         new RegExp(`\\+-\\s+pulumi-nodejs:dynamic/proxmox:\\w+ ${name} replace`),
@@ -99,7 +87,7 @@ describe("examples/from-cloud-image through the real engine against the simulato
     });
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
     stopWatching();
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(destroyed).toEqual([before.runnerVmid, before.templateVmid]);
 
     const after = await outputs();
@@ -112,12 +100,12 @@ describe("examples/from-cloud-image through the real engine against the simulato
     for (const vmid of after.serverVmids) expect(sim.model.vms.get(vmid)?.status).toBe("running");
     expect(guestVms(sim).sort()).toEqual([...after.serverVmids, after.runnerVmid].sort());
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("destroys the VMs, the template, its image and the seeds, and leaves no provider running", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(templateVms(sim)).toEqual([]);
     expect(importedImages(sim)).toEqual([]);

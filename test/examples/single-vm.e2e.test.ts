@@ -1,26 +1,18 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../e2e/support/engine";
+import { describe, expect, it } from "vitest";
+import { pulumi } from "../e2e/support/engine";
 import { workspaceDir } from "../e2e/support/paths";
-import { configureProxmoxStack, guestVms, seedIsos } from "../e2e/support/proxmox-stack";
+import { guestVms, seedIsos } from "../e2e/support/proxmox-stack";
 import { copyExample, readManifest } from "./support";
+import { expectSuccess } from "../support/command-result";
+import { useStack } from "../e2e/support/use-stack";
 
 describe("examples/single-vm through the real engine against the simulator", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
-  beforeAll(async () => {
-    sim = await startSimulator({ listingLagMs: 500 });
-    engine = engineEnv();
-    dir = copyExample("single-vm");
-    await configureProxmoxStack(dir, sim, engine);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
+  const { sim, engine, dir } = useStack(
+    { dir: copyExample("single-vm") },
+    { simulator: { listingLagMs: 500 } },
+  );
 
   it("depends on pulumi-proxmox by name, in a range the packed version satisfies", () => {
     const manifest = readManifest("single-vm");
@@ -33,7 +25,7 @@ describe("examples/single-vm through the real engine against the simulator", () 
 
   it("creates the VM from TypeScript with pulumi up and exports its address", async () => {
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain("+ 2 created");
 
     const outputs = JSON.parse(
@@ -55,12 +47,12 @@ describe("examples/single-vm through the real engine against the simulator", () 
 
   it("passes the drift check on the untouched stack", async () => {
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("destroys the VM and its seed", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import type { CommandResult } from "../support/command-result";
 import { repoRoot, workspaceDir } from "../e2e/support/paths";
 
 /**
@@ -25,11 +26,7 @@ export function readManifest(name: string): {
   return JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", name, "package.json"), "utf8"));
 }
 
-export interface RunResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type RunResult = CommandResult;
 
 /** Runs a command; resolves with its exit code and output, never rejects. */
 export function run(

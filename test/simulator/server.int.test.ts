@@ -1,18 +1,9 @@
 import { Agent, request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Simulator } from "../../simulator/index.js";
-import { startWithClient, type TestClient } from "./support/client.js";
+import { describe, expect, it } from "vitest";
+import { startWithClient } from "./support/client.js";
+import { useSimulator } from "./support/use-simulator.js";
 
-let sim: Simulator;
-let api: TestClient;
-
-beforeAll(async () => {
-  ({ sim, api } = await startWithClient({ authFailureDelayMs: 150 }));
-});
-afterAll(async () => {
-  await api.close();
-  await sim.close();
-});
+const { sim, api } = useSimulator({ options: { authFailureDelayMs: 150 }, per: "block" });
 
 describe("server", () => {
   it("wraps answers in the {data} envelope with PVE's headers", async () => {

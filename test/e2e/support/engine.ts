@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import type { CommandResult } from "../../support/command-result";
 import { workspaceDir } from "./paths";
 import { describeProcesses, killProcesses, leftoverProcesses, type ProcessInfo } from "./processes";
 
@@ -54,11 +55,7 @@ export function reportKilled(what: string, killed: readonly ProcessInfo[]): void
   console.warn(`e2e: killed ${killed.length} process(es) ${what}:${describeProcesses(killed)}`);
 }
 
-export interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type CliResult = CommandResult;
 
 /** Runs the real `pulumi` CLI; never throws on a non-zero exit, so tests can assert on it. */
 export function pulumi(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliResult> {

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, upAgain, type EngineEnv } from "../../e2e/support/engine";
+import { describe, expect, it } from "vitest";
+import type { Simulator } from "../../../simulator";
+import { pulumi, upAgain } from "../../e2e/support/engine";
 import {
   describeProcesses,
   leftoverProcesses,
@@ -10,6 +10,8 @@ import {
   type ProcessInfo,
 } from "../../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectSuccess } from "../../support/command-result";
+import { useEnginePerTest } from "../../e2e/support/use-stack";
 
 const oneVm = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -21,15 +23,8 @@ const isDynamicProvider = (p: ProcessInfo) => p.cmdline.includes("cmd/dynamic-pr
 const isLanguageHost = (p: ProcessInfo) => p.cmdline.includes("pulumi-language-nodejs");
 
 describe("a killed engine", () => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
-  let engine: EngineEnv;
-  beforeEach(() => {
-    engine = engineEnv();
-  });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
 
   it("leaves no provider or language host behind, and the next up finishes the VM", async () => {
     sim = await startSimulator({ taskDurationsMs: { qmclone: 8_000 } });
@@ -48,7 +43,7 @@ describe("a killed engine", () => {
     await untilNoneLeft(engine.marker);
 
     const again = await upAgain(dir, engine.env);
-    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expectSuccess(again);
     expect(guestVms(sim)).toHaveLength(1);
     expect(seedIsos(sim)).toHaveLength(1);
     const [vmid] = guestVms(sim);
@@ -56,7 +51,7 @@ describe("a killed engine", () => {
     await untilNoneLeft(engine.marker);
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
     await untilNoneLeft(engine.marker);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { engineEnv, pulumi, writeProgram, type EngineEnv } from "../../e2e/support/engine";
 import { guestVms } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
 
 /**
  * Two clusters in one program: a `Provider` each (one with a token, one with a password), a VM
@@ -61,7 +62,7 @@ describe("explicit providers: one program, two clusters", () => {
 
   it("creates each VM on its own cluster, each provider with its own login", async () => {
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     const outputs = JSON.parse(
       (await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout,
     ) as { one: number; two: number };
@@ -77,7 +78,7 @@ describe("explicit providers: one program, two clusters", () => {
 
   it("keeps both providers' credentials secret in the state", async () => {
     const exported = await pulumi(["stack", "export"], dir, engine.env);
-    expect(exported.code, exported.stderr).toBe(0);
+    expectSuccess(exported);
     expect(exported.stdout).toContain("pulumi:providers:pulumi-nodejs");
     expect(exported.stdout).not.toContain(dc1.apiToken.split("=")[1] ?? "");
     expect(exported.stdout).not.toContain(dc2.rootPassword);
@@ -85,23 +86,23 @@ describe("explicit providers: one program, two clusters", () => {
 
   it("passes the drift check on both clusters", async () => {
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("sees drift on the cluster it happened on", async () => {
     const vmid = guestVms(dc2)[0] ?? 0;
     dc2.faults.stopVm(vmid);
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code).not.toBe(0);
+    expectFailure(drift);
     expect(drift.stdout).toMatch(/~ {2}\S+:ProxmoxVm two update/);
     expect(drift.stdout).not.toMatch(/~ {2}\S+:ProxmoxVm one update/);
     const up = await pulumi(["up", "--yes", "--refresh", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
   });
 
   it("destroys both, leaving nothing on either cluster", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(dc1)).toEqual([]);
     expect(guestVms(dc2)).toEqual([]);
   });

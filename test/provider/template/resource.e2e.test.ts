@@ -1,18 +1,14 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
-import {
-  guestVms,
-  importedImages,
-  proxmoxStack,
-  templateVms,
-} from "../../e2e/support/proxmox-stack";
+import { pulumi } from "../../e2e/support/engine";
+import { guestVms, importedImages, templateVms } from "../../e2e/support/proxmox-stack";
 import {
   IMPORT_STORAGES,
   serveImages,
   type ImageServer,
 } from "../../simulator/support/image-server";
+import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 
 const IMAGE = Buffer.alloc(256 * 1024, 1);
 const NEXT_IMAGE = Buffer.alloc(256 * 1024, 2);
@@ -39,10 +35,11 @@ exports.runnerVmid = runner.vmid;
 `;
 
 describe("CloudImageTemplate and a linked clone pinned to it, through the real engine", () => {
-  let sim: Simulator;
+  const { sim, engine, dir } = useStack(
+    { name: "pinned-linked-clone", program },
+    { simulator: { storages: IMPORT_STORAGES, templates: [], defaultTaskMs: 50 } },
+  );
   let images: ImageServer;
-  let engine: EngineEnv;
-  let dir: string;
   const run = (...args: string[]) => pulumi(args, dir, engine.env);
   const outputs = async () =>
     JSON.parse((await run("stack", "output", "--json")).stdout) as {
@@ -55,27 +52,20 @@ describe("CloudImageTemplate and a linked clone pinned to it, through the real e
   };
 
   beforeAll(async () => {
-    sim = await startSimulator({ storages: IMPORT_STORAGES, templates: [], defaultTaskMs: 50 });
     images = await serveImages({ "/v1.qcow2": IMAGE, "/v2.qcow2": NEXT_IMAGE });
-    engine = engineEnv();
-    dir = await proxmoxStack("pinned-linked-clone", program, sim, engine);
     await setImage("/v1.qcow2", IMAGE);
     await run("config", "set", "pin", "true");
   });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-    await images.close();
-  });
+  afterAll(() => images.close());
 
   it("refuses the old template's delete while a pinned linked clone holds it, and every up says so until the pin goes", async () => {
     const up = await run("up", "--yes", "--skip-preview");
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     const before = await outputs();
 
     await setImage("/v2.qcow2", NEXT_IMAGE);
     const refused = await run("up", "--yes", "--skip-preview");
-    expect(refused.code).not.toBe(0);
+    expectFailure(refused);
     const held = `still has linked clones: VM ${before.runnerVmid} (runner-`;
     expect(refused.stdout).toContain(held);
     // The new template is made; the old one, its image and the pinned clone on it are left.
@@ -88,7 +78,7 @@ describe("CloudImageTemplate and a linked clone pinned to it, through the real e
 
     // Pulumi retries the failed delete at every up: nothing changes while the pin holds.
     const again = await run("up", "--yes", "--skip-preview");
-    expect(again.code).not.toBe(0);
+    expectFailure(again);
     expect(again.stdout).toContain(held);
     expect(templateVms(sim)).toHaveLength(2);
     expect(guestVms(sim)).toEqual([before.runnerVmid]);
@@ -109,17 +99,17 @@ describe("CloudImageTemplate and a linked clone pinned to it, through the real e
     );
 
     const next = await run("up", "--yes", "--skip-preview");
-    expect(next.code, next.stdout + next.stderr).toBe(0);
+    expectSuccess(next);
     expect(templateVms(sim)).toEqual([after.templateVmid]);
     expect(templateVms(sim)).not.toContain(oldTemplate);
     expect(importedImages(sim)).toHaveLength(1);
     const drift = await run("preview", "--refresh", "--run-program", "--expect-no-changes");
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
     // Neither the template nor the clone reads as if inputs were removed (`[diff: -bridge,…]`).
     expect(drift.stdout).not.toContain("[diff:");
 
     const destroy = await run("destroy", "--yes", "--skip-preview");
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect([guestVms(sim), templateVms(sim), importedImages(sim)]).toEqual([[], [], []]);
   });
 });

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import type { Simulator } from "../../../simulator";
+import { pulumi } from "../../e2e/support/engine";
 import { untilNoneLeft } from "../../e2e/support/processes";
 import { proxmoxStack } from "../../e2e/support/proxmox-stack";
 import {
@@ -11,6 +11,8 @@ import {
   serveImages,
   type ImageServer,
 } from "../../simulator/support/image-server";
+import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useEnginePerTest } from "../../e2e/support/use-stack";
 
 /** A CloudImageTemplate from a pre-signed URL, through the real engine and the simulator. */
 
@@ -31,20 +33,15 @@ exports.vmid = debian.vmid;
 `;
 
 describe("CloudImageTemplate with a pre-signed URL, through the real engine", () => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
   let images: ImageServer;
-  let engine: EngineEnv;
   beforeEach(async () => {
-    engine = engineEnv();
     images = await serveImages({ "/debian-12.qcow2": IMAGE });
     // Templates need 8.4 or later: pinned, whatever PVE_SIM_VERSION the suite runs under.
     sim = await startSimulator({ pveVersion: "8.4", defaultTaskMs: 20, storages: IMPORT_STORAGES });
   });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
-    await images.close();
-  });
+  afterEach(() => images.close());
 
   const imagesLeft = () =>
     sim.model
@@ -71,7 +68,7 @@ describe("CloudImageTemplate with a pre-signed URL, through the real engine", ()
 
     // A wrong checksum: PVE's error and task log name the URL.
     const failed = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(failed.code).not.toBe(0);
+    expectFailure(failed);
     expect(failed.stdout).toContain("checksum mismatch");
     expect(failed.stdout).toContain(shown);
     expect(failed.stdout + failed.stderr).not.toContain("5ecret");
@@ -81,7 +78,7 @@ describe("CloudImageTemplate with a pre-signed URL, through the real engine", ()
 
     write(program(url(SIGNATURE), SHA256));
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain(`downloading ${shown} to local:import/pp-tmpl-`);
     expect(up.stdout).toMatch(/download on node pve1: 100% of 262144 bytes/);
     expect(up.stdout + up.stderr).not.toContain("5ecret");
@@ -96,7 +93,7 @@ describe("CloudImageTemplate with a pre-signed URL, through the real engine", ()
     // A new signature for the same image is a new URL: the preview shows a replacement.
     write(program(url(SIGNATURE_2), SHA256));
     const preview = await pulumi(["preview", "--diff"], dir, engine.env);
-    expect(preview.code, preview.stdout + preview.stderr).toBe(0);
+    expectSuccess(preview);
     expect(preview.stdout).toContain(
       "+-pulumi-nodejs:dynamic/proxmox:CloudImageTemplate: (replace)",
     );
@@ -104,7 +101,7 @@ describe("CloudImageTemplate with a pre-signed URL, through the real engine", ()
     expect(preview.stdout + preview.stderr).not.toContain("5ecret");
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(destroy.stdout + destroy.stderr).not.toContain("5ecret");
     // The next look finds nothing: no VM or template in the range, no image, no lock.
     expect(templatesLeft()).toEqual([]);

@@ -7,6 +7,7 @@ import {
   writeProgram,
   type EngineEnv,
 } from "../../e2e/support/engine";
+import { expectFailure, expectSuccess } from "../../support/command-result";
 import { ENGINE_CHECK_TYPE } from "../../../provider/glue/resource-types";
 
 const program = `
@@ -29,7 +30,7 @@ describe("EngineCheck through the real engine", () => {
 
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
     expect(up.stderr).toBe("");
-    expect(up.code).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain("+ 2 created");
 
     const outputs = JSON.parse(
@@ -48,11 +49,11 @@ describe("EngineCheck through the real engine", () => {
     expect(serialized.length).toBeLessThan(2048);
 
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code).toBe(0);
+    expectSuccess(drift);
     expect(drift.stdout).toContain("2 unchanged");
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code).toBe(0);
+    expectSuccess(destroy);
     expect(destroy.stdout).toContain("- 2 deleted");
     expect(await exportedResources(dir, engine.env)).toEqual([]);
   });
@@ -65,7 +66,7 @@ describe("EngineCheck through the real engine", () => {
     const { writeFileSync } = await import("node:fs");
     writeFileSync(`${dir}/index.js`, program.replace("hello from the engine", "changed"));
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code).not.toBe(0);
+    expectFailure(drift);
     expect(drift.stdout).toContain("+-");
     expect(drift.stdout).toContain("message");
     await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);

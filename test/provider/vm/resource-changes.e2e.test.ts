@@ -1,9 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, requireFromWorkspace, type EngineEnv } from "../../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { beforeAll, describe, expect, it } from "vitest";
+import { pulumi, requireFromWorkspace } from "../../e2e/support/engine";
+import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 
 const program = (settings: { cores: number; packages: string[]; template: number }) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -16,9 +17,10 @@ exports.seed = vm.seedVolid;
 `;
 
 describe("ProxmoxVm changes and drift through the real engine", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir } = useStack(
+    { name: "changes", program: program({ cores: 2, packages: ["curl"], template: 9000 }) },
+    { simulator: { listingLagMs: 300 }, destroyAfter: true },
+  );
   const write = (settings: Parameters<typeof program>[0]) =>
     fs.writeFileSync(path.join(dir, "index.js"), program(settings));
   const outputs = async () =>
@@ -28,28 +30,13 @@ describe("ProxmoxVm changes and drift through the real engine", () => {
     };
   const up = async () => {
     const result = await pulumi(["up", "--yes", "--skip-preview", "--refresh"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
     return result;
   };
   const driftCheck = () =>
     pulumi(["preview", "--refresh", "--expect-no-changes", "--diff"], dir, engine.env);
 
-  beforeAll(async () => {
-    sim = await startSimulator({ listingLagMs: 300 });
-    engine = engineEnv();
-    dir = await proxmoxStack(
-      "changes",
-      program({ cores: 2, packages: ["curl"], template: 9000 }),
-      sim,
-      engine,
-    );
-    await up();
-  });
-  afterAll(async () => {
-    await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    engine.cleanup();
-    await sim.close();
-  });
+  beforeAll(() => up());
 
   it("changes cores in place, on the same VMID", async () => {
     const before = await outputs();
@@ -75,7 +62,7 @@ describe("ProxmoxVm changes and drift through the real engine", () => {
   it("settles: an untouched stack shows zero changes three times in a row", async () => {
     for (let i = 0; i < 3; i++) {
       const drift = await driftCheck();
-      expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+      expectSuccess(drift);
     }
   });
 
@@ -96,12 +83,12 @@ describe("ProxmoxVm changes and drift through the real engine", () => {
   ])("detects a VM %s out of band, naming the property", async (_what, change, named) => {
     change((await outputs()).vmid);
     const drift = await driftCheck();
-    expect(drift.code).not.toBe(0);
+    expectFailure(drift);
     expect(drift.stdout).toMatch(named);
     expect(drift.stdout).toContain("ProxmoxVm");
     await up();
     const settled = await driftCheck();
-    expect(settled.code, settled.stdout + settled.stderr).toBe(0);
+    expectSuccess(settled);
   });
 
   it("reports drift in the automation API's preview result", async () => {

@@ -1,9 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { beforeAll, describe, expect, it } from "vitest";
+import { pulumi } from "../../e2e/support/engine";
+import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 
 const program = (settings: { cores: number; rebootPolicy: "allow" | "never" }) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -20,9 +21,10 @@ exports.pending = vm.pendingChanges;
 `;
 
 describe("ProxmoxVm CPU, memory and lifecycle options through the real engine", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir, up } = useStack({
+    name: "compute",
+    program: program({ cores: 2, rebootPolicy: "never" }),
+  });
   const write = (settings: Parameters<typeof program>[0]) =>
     fs.writeFileSync(path.join(dir, "index.js"), program(settings));
   const outputs = async () =>
@@ -30,24 +32,10 @@ describe("ProxmoxVm CPU, memory and lifecycle options through the real engine", 
       vmid: number;
       pending: string[];
     };
-  const up = async () => {
-    const result = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    return result;
-  };
   const driftCheck = () =>
     pulumi(["preview", "--refresh", "--expect-no-changes", "--diff"], dir, engine.env);
 
-  beforeAll(async () => {
-    sim = await startSimulator();
-    engine = engineEnv();
-    dir = await proxmoxStack("compute", program({ cores: 2, rebootPolicy: "never" }), sim, engine);
-    await up();
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
+  beforeAll(() => up());
 
   it("creates the VM with its CPU, memory and lifecycle keys and settles with zero changes", async () => {
     const { vmid, pending } = await outputs();
@@ -63,7 +51,7 @@ describe("ProxmoxVm CPU, memory and lifecycle options through the real engine", 
     });
     expect(pending).toEqual([]);
     const drift = await driftCheck();
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("reports a change that waits for a reboot in the diff, the up, pendingChanges and the drift check", async () => {
@@ -79,7 +67,7 @@ describe("ProxmoxVm CPU, memory and lifecycle options through the real engine", 
     );
     expect(pending).toEqual(["cores"]);
     const drift = await driftCheck();
-    expect(drift.code).not.toBe(0);
+    expectFailure(drift);
     expect(drift.stdout).toMatch(/~ pulumi-nodejs:dynamic\/proxmox:ProxmoxVm: \(update\)/);
     expect(drift.stdout).toMatch(/cpu\s*:/);
   });
@@ -91,12 +79,12 @@ describe("ProxmoxVm CPU, memory and lifecycle options through the real engine", 
     expect(pending).toEqual([]);
     expect(sim.model.vms.get(vmid)?.config["cores"]).toBe(4);
     const drift = await driftCheck();
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("destroys the protected VM, leaving no VM and no seed", async () => {
     const destroyed = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroyed.code, destroyed.stdout + destroyed.stderr).toBe(0);
+    expectSuccess(destroyed);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });

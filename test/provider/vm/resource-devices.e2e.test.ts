@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSimulator, type Simulator } from "../../../simulator";
 import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
 import { proxmoxStack } from "../../e2e/support/proxmox-stack";
+import { expectSuccess } from "../../support/command-result";
 
 const program = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -23,7 +24,7 @@ describe("ProxmoxVm emulated devices through the real engine", () => {
     engine = engineEnv();
     dir = await proxmoxStack("devices", program, sim, engine);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
   });
   afterAll(async () => {
     await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
@@ -45,6 +46,6 @@ describe("ProxmoxVm emulated devices through the real engine", () => {
       dir,
       engine.env,
     );
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 });

@@ -1,9 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { describe, expect, it } from "vitest";
+import { pulumi } from "../../e2e/support/engine";
+import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 
 const program = (disks: readonly Record<string, unknown>[]) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -18,9 +19,10 @@ const boot = { interface: "scsi0", sizeGiB: 4, discard: true };
 const data = { interface: "scsi1", storage: "local-lvm", sizeGiB: 8, backup: false };
 
 describe("ProxmoxVm disks through the real engine", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir, up } = useStack(
+    { name: "disks", program: program([boot, data]) },
+    { simulator: { listingLagMs: 300 }, destroyAfter: true },
+  );
   const write = (disks: Parameters<typeof program>[0]) =>
     fs.writeFileSync(path.join(dir, "index.js"), program(disks));
   const vmid = async () =>
@@ -30,34 +32,18 @@ describe("ProxmoxVm disks through the real engine", () => {
       }
     ).vmid;
   const config = async () => sim.model.vms.get(await vmid())?.config ?? {};
-  const up = async () => {
-    const result = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    return result;
-  };
   const settles = async () => {
     const drift = await pulumi(
       ["preview", "--refresh", "--expect-no-changes", "--diff"],
       dir,
       engine.env,
     );
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   };
   const vmVolumes = (id: number) =>
     ["local-lvm", "shared"].flatMap((storage) =>
       sim.model.volumes("pve1", storage).filter((volume) => volume.vmid === id),
     );
-
-  beforeAll(async () => {
-    sim = await startSimulator({ listingLagMs: 300 });
-    engine = engineEnv();
-    dir = await proxmoxStack("disks", program([boot, data]), sim, engine);
-  });
-  afterAll(async () => {
-    await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    engine.cleanup();
-    await sim.close();
-  });
 
   it("creates the boot disk grown and a data disk on its storage, then shows no changes", async () => {
     await up();
@@ -86,7 +72,7 @@ describe("ProxmoxVm disks through the real engine", () => {
   it("refuses a shrink in preview, naming the entry and both sizes, and changes nothing", async () => {
     write([boot, { ...data, sizeGiB: 6 }, { interface: "virtio0", sizeGiB: 2 }]);
     const preview = await pulumi(["preview"], dir, engine.env);
-    expect(preview.code).not.toBe(0);
+    expectFailure(preview);
     expect(preview.stdout + preview.stderr).toContain(
       "scsi1 was 12 GiB, so disks[1].sizeGiB must be 12 or more",
     );
@@ -101,7 +87,7 @@ describe("ProxmoxVm disks through the real engine", () => {
     await settles();
 
     const destroyed = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroyed.code, destroyed.stdout + destroyed.stderr).toBe(0);
+    expectSuccess(destroyed);
     expect(guestVms(sim)).toEqual([]);
     expect(vmVolumes(id)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);

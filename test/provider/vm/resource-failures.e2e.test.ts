@@ -1,8 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, upAgain, type EngineEnv } from "../../e2e/support/engine";
+import { describe, expect, it } from "vitest";
+import type { Simulator } from "../../../simulator";
+import { pulumi, upAgain } from "../../e2e/support/engine";
 import { startPulumi, until, untilNoneLeft } from "../../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useEnginePerTest } from "../../e2e/support/use-stack";
 
 const oneVm = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -11,15 +13,8 @@ exports.vmid = vm.vmid;
 `;
 
 describe("ProxmoxVm under failure, through the real engine", () => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
-  let engine: EngineEnv;
-  beforeEach(() => {
-    engine = engineEnv();
-  });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
 
   it.each([
     ["mid-clone", "qmclone"],
@@ -38,14 +33,14 @@ describe("ProxmoxVm under failure, through the real engine", () => {
       await untilNoneLeft(engine.marker);
 
       const again = await upAgain(dir, engine.env);
-      expect(again.code, again.stdout + again.stderr).toBe(0);
+      expectSuccess(again);
       expect(guestVms(sim)).toHaveLength(1);
       expect(seedIsos(sim)).toHaveLength(1);
       const [vmid] = guestVms(sim);
       expect(sim.model.vms.get(vmid ?? 0)?.config["description"]).toContain('"phase":"complete"');
 
       const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-      expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+      expectSuccess(destroy);
       expect(guestVms(sim)).toEqual([]);
       expect(seedIsos(sim)).toEqual([]);
       await untilNoneLeft(engine.marker);
@@ -64,7 +59,7 @@ describe("ProxmoxVm under failure, through the real engine", () => {
       "Permission check failed (/storage/local, Datastore.Allocate)",
     );
     const refused = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(refused.code).not.toBe(0);
+    expectFailure(refused);
     expect(refused.stdout).toContain("Datastore.Allocate");
     expect(refused.stdout).toMatch(new RegExp(`VM ${vmid}`));
     expect(sim.model.vms.get(vmid ?? 0)?.status).toBe("stopped");
@@ -72,7 +67,7 @@ describe("ProxmoxVm under failure, through the real engine", () => {
 
     sim.faults.clear();
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });
@@ -87,7 +82,7 @@ describe("ProxmoxVm under failure, through the real engine", () => {
     );
     sim.clearRequestLog();
     const preview = await pulumi(["preview"], dir, engine.env);
-    expect(preview.code).not.toBe(0);
+    expectFailure(preview);
     expect(preview.stdout).toContain("has a problem: cores: at least 1 core");
     expect(preview.stdout).not.toMatch(/value \{/);
     expect(preview.stdout).toContain("network.vlan");

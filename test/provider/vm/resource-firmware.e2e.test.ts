@@ -1,11 +1,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_TEMPLATES } from "../../../simulator/model/defaults";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { pulumi } from "../../e2e/support/engine";
+import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
 import { LOCAL_TEMPLATE } from "../../support/local-template";
+import { expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 
 interface Settings {
   readonly machine: string;
@@ -29,20 +30,19 @@ exports.linked = linked.vmid;
 `;
 
 describe("ProxmoxVm firmware, machine and clone mode through the real engine", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir, up } = useStack(
+    { name: "firmware", program: program({ machine: "q35", vga: "std", linkedFull: false }) },
+    {
+      simulator: { guestBootMs: 20, templates: [...DEFAULT_TEMPLATES, LOCAL_TEMPLATE] },
+      destroyAfter: true,
+    },
+  );
   const write = (s: Settings) => fs.writeFileSync(path.join(dir, "index.js"), program(s));
   const outputs = async () =>
     JSON.parse((await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout) as {
       uefi: number;
       linked: number;
     };
-  const up = async () => {
-    const result = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    return result;
-  };
   const driftCheck = () =>
     pulumi(["preview", "--refresh", "--expect-no-changes", "--diff"], dir, engine.env);
   const vmVolumes = () =>
@@ -50,25 +50,7 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
       .flatMap((s) => ["pve1", "pve2"].flatMap((node) => sim.model.volumes(node, s.storage)))
       .filter((v) => ![9000, 9001, 9100].includes(v.vmid ?? 0) && v.content === "images");
 
-  beforeAll(async () => {
-    sim = await startSimulator({
-      guestBootMs: 20,
-      templates: [...DEFAULT_TEMPLATES, LOCAL_TEMPLATE],
-    });
-    engine = engineEnv();
-    dir = await proxmoxStack(
-      "firmware",
-      program({ machine: "q35", vga: "std", linkedFull: false }),
-      sim,
-      engine,
-    );
-    await up();
-  });
-  afterAll(async () => {
-    await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    engine.cleanup();
-    await sim.close();
-  });
+  beforeAll(() => up());
 
   it("creates an OVMF VM from another node's local template, and a linked clone on the template's base", async () => {
     const { uefi, linked } = await outputs();
@@ -86,7 +68,7 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
   it("settles: refresh and preview show zero changes three times in a row", async () => {
     for (let i = 0; i < 3; i++) {
       const drift = await driftCheck();
-      expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+      expectSuccess(drift);
     }
   });
 
@@ -102,7 +84,7 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
     expect(vm?.config).toMatchObject({ machine: "pc-q35-8.1", vga: "serial0" });
     expect(vm?.pending).toEqual({});
     const drift = await driftCheck();
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("replaces the linked clone with a full one when the clone mode changes", async () => {
@@ -120,7 +102,7 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
 
   it("destroys everything: no VM, no disk, no seed left", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(vmVolumes()).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);

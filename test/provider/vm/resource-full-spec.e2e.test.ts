@@ -1,14 +1,15 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
 import { DEFAULT_TEMPLATES } from "../../../simulator/model/defaults";
 import { runBin } from "../../cli/support";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import { pulumi } from "../../e2e/support/engine";
 import { leftoverProcesses } from "../../e2e/support/processes";
-import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
 import { TestClient, data } from "../../simulator/support/client";
 import { LOCAL_TEMPLATE } from "../../support/local-template";
+import { expectExitCode, expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 
 interface Settings {
   readonly dataGiB: number;
@@ -79,10 +80,17 @@ const CHANGED: Settings = {
 };
 
 describe("an infra team's full program through the real engine", () => {
-  let sim: Simulator;
+  const { sim, engine, dir } = useStack(
+    { name: "full-spec", program: program(FIRST) },
+    {
+      simulator: {
+        guestBootMs: 20,
+        templates: [...DEFAULT_TEMPLATES, LOCAL_TEMPLATE],
+        bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" },
+      },
+    },
+  );
   let admin: TestClient;
-  let engine: EngineEnv;
-  let dir: string;
   const write = (s: Settings) => fs.writeFileSync(path.join(dir, "index.js"), program(s));
   const outputs = async () =>
     JSON.parse((await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout) as {
@@ -92,7 +100,7 @@ describe("an infra team's full program through the real engine", () => {
     };
   const up = async () => {
     const result = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
     return result.stdout + result.stderr;
   };
   const driftCheck = () =>
@@ -109,21 +117,10 @@ describe("an infra team's full program through the real engine", () => {
   const seen: number[] = [];
 
   beforeAll(async () => {
-    sim = await startSimulator({
-      guestBootMs: 20,
-      templates: [...DEFAULT_TEMPLATES, LOCAL_TEMPLATE],
-      bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" },
-    });
     admin = new TestClient(sim);
     for (const poolid of ["infra", "apps"]) await admin.call("POST", "/pools", { poolid });
-    engine = engineEnv();
-    dir = await proxmoxStack("full-spec", program(FIRST), sim, engine);
   });
-  afterAll(async () => {
-    engine.cleanup();
-    await admin.close();
-    await sim.close();
-  });
+  afterAll(() => admin.close());
 
   it("creates both VMs as declared: placement, disks, NICs, firmware, lifecycle and pool", async () => {
     await up();
@@ -153,7 +150,7 @@ describe("an infra team's full program through the real engine", () => {
   it("settles: three refreshing previews in a row find zero changes", async () => {
     for (let i = 0; i < 3; i++) {
       const drift = await driftCheck();
-      expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+      expectSuccess(drift);
     }
   });
 
@@ -161,7 +158,7 @@ describe("an infra team's full program through the real engine", () => {
     const before = await outputs();
     write(CHANGED);
     const preview = await pulumi(["preview", "--diff"], dir, engine.env);
-    expect(preview.code, preview.stdout + preview.stderr).toBe(0);
+    expectSuccess(preview);
     for (const changed of [/~ memory\s*:/, /~ cpu\s*:/, /~ disks\s*:/, /~ networks\s*:/])
       expect(preview.stdout).toMatch(changed);
     expect(preview.stdout).toMatch(/~ pool\s*: "infra" => "apps"/);
@@ -190,7 +187,7 @@ describe("an infra team's full program through the real engine", () => {
 
     // The drift check names what waits: the VM does not run with it yet.
     const drift = await runBin(["drift", "--stack", "dev"], dir, engine.env);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    expectExitCode(drift, 2);
     expect(drift.stdout).toMatch(/~ db \(.*\): update/);
     expect(drift.stdout).toMatch(/memory/);
     expect(drift.stdout).not.toMatch(/~ web /);
@@ -219,12 +216,12 @@ describe("an infra team's full program through the real engine", () => {
     expect(await members("apps")).toEqual([after.web]);
 
     const drift = await driftCheck();
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("destroys everything: no VM, disk, seed, lock, pool member or provider process left", async () => {
     const destroyed = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroyed.code, destroyed.stdout + destroyed.stderr).toBe(0);
+    expectSuccess(destroyed);
     expect(guestVms(sim)).toEqual([]);
     expect(guestVolumes()).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);

@@ -1,8 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import { describe, expect, it } from "vitest";
+import type { Simulator } from "../../../simulator";
+import { pulumi } from "../../e2e/support/engine";
 import { leftoverProcesses, untilNoneLeft } from "../../e2e/support/processes";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectSuccess } from "../../support/command-result";
+import { useEnginePerTest } from "../../e2e/support/use-stack";
 
 const oneVm = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -11,27 +13,20 @@ exports.vmid = vm.vmid;
 `;
 
 describe("ProxmoxVm under HA, through the real engine", () => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
-  let engine: EngineEnv;
-  beforeEach(() => {
-    engine = engineEnv();
-  });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
 
   it("destroys a VM an admin put under HA: exit 0, and no VM, seed or HA resource is left", async () => {
     sim = await startSimulator({ haCrmDelayMs: 3_000 });
     const dir = await proxmoxStack("ha", oneVm, sim, engine);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     const [vmid] = guestVms(sim);
     expect(vmid).toBeDefined();
     sim.faults.putUnderHa(vmid ?? 0);
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(destroy.stdout).toMatch(/waiting for HA to report it stopped \(\d+ s\)/);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
@@ -41,6 +36,6 @@ describe("ProxmoxVm under HA, through the real engine", () => {
     expect(leftoverProcesses(engine.marker)).toEqual([]);
 
     const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
-    expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
+    expectSuccess(refresh);
   });
 });

@@ -1,9 +1,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import { describe, expect, it } from "vitest";
+import type { Simulator } from "../../../simulator";
+import { pulumi } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useEnginePerTest } from "../../e2e/support/use-stack";
 
 const program = (network: string) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -18,15 +20,8 @@ exports.vmid = vm.vmid;
 `;
 
 describe("ProxmoxVm input checks, through the real engine", () => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
-  let engine: EngineEnv;
-  beforeEach(() => {
-    engine = engineEnv();
-  });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
 
   it("fails preview and up on a bad nameserver and IPv4 address, naming both, with no API request", async () => {
     sim = await startSimulator();
@@ -39,7 +34,7 @@ describe("ProxmoxVm input checks, through the real engine", () => {
     sim.clearRequestLog();
 
     const preview = await pulumi(["preview"], dir, engine.env);
-    expect(preview.code).not.toBe(0);
+    expectFailure(preview);
     // The property as written and the rule, without the engine's dump of the value.
     expect(preview.stdout).toContain(
       "ProxmoxVm resource 'solo' has a problem: network.nameservers[0]: must be an IP address (IPv4 or IPv6)",
@@ -51,7 +46,7 @@ describe("ProxmoxVm input checks, through the real engine", () => {
     expect(sim.requestLog).toEqual([]);
 
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code).not.toBe(0);
+    expectFailure(up);
     expect(up.stdout).toContain("network.nameservers[0]");
     expect(sim.requestLog).toEqual([]);
     expect(guestVms(sim)).toEqual([]);
@@ -61,11 +56,11 @@ describe("ProxmoxVm input checks, through the real engine", () => {
       program('{ nameservers: ["10.10.0.1"], ipv4: { address: "10.10.0.50/24" } }'),
     );
     const fixed = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
+    expectSuccess(fixed);
     expect(guestVms(sim)).toHaveLength(1);
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });
@@ -87,10 +82,10 @@ describe("ProxmoxVm input checks, through the real engine", () => {
       "node pve1, or the API token may not use it (bridges it can use there: vmbr0).";
 
     const preview = await pulumi(["preview"], dir, engine.env);
-    expect(preview.code).not.toBe(0);
+    expectFailure(preview);
     expect(preview.stdout).toContain(problem);
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code).not.toBe(0);
+    expectFailure(up);
     expect(up.stdout).toContain(problem);
 
     // Only the lookups: no clone, no write of any kind, no VM.

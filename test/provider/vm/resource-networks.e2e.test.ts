@@ -1,9 +1,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { describe, expect, it } from "vitest";
+import { pulumi } from "../../e2e/support/engine";
+import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 
 const program = (networks: readonly object[]) => `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -20,9 +21,10 @@ const twoNics = [{ bridge: "vmbr0" }, { bridge: "vmbr1", vlan: 20, firewall: tru
 const threeNics = [...twoNics, { bridge: "vmbr1", ipv4: { address: "192.168.5.10/24" } }];
 
 describe("ProxmoxVm with several NICs through the real engine", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
+  const { sim, engine, dir } = useStack(
+    { name: "networks", program: program(twoNics) },
+    { simulator: { bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" } } },
+  );
   const outputs = async () =>
     JSON.parse((await pulumi(["stack", "output", "--json"], dir, engine.env)).stdout) as {
       vmid: number;
@@ -30,20 +32,10 @@ describe("ProxmoxVm with several NICs through the real engine", () => {
     };
   const up = async () => {
     const result = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
   };
   const driftCheck = () =>
     pulumi(["preview", "--refresh", "--expect-no-changes", "--diff"], dir, engine.env);
-
-  beforeAll(async () => {
-    sim = await startSimulator({ bridges: { vmbr0: "10.10.0.0/24", vmbr1: "10.20.0.0/24" } });
-    engine = engineEnv();
-    dir = await proxmoxStack("networks", program(twoNics), sim, engine);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
 
   it("creates both NICs and reports both addresses, then refreshes with no changes", async () => {
     await up();
@@ -53,7 +45,7 @@ describe("ProxmoxVm with several NICs through the real engine", () => {
       /,bridge=vmbr1,tag=20,firewall=1,mtu=9000$/,
     );
     const drift = await driftCheck();
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("adds a NIC in place, on the same VMID, and settles", async () => {
@@ -67,12 +59,12 @@ describe("ProxmoxVm with several NICs through the real engine", () => {
     expect(after.ipv4).toHaveLength(3);
     expect(after.ipv4[2]).toBe("192.168.5.10");
     const drift = await driftCheck();
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
   });
 
   it("destroys the VM and its seed, leaving nothing", async () => {
     const result = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });

@@ -1,7 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Simulator } from "../../../simulator";
+import { pulumi } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useEnginePerTest } from "../../e2e/support/use-stack";
 
 const oneVm = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -19,15 +21,10 @@ function markPhase(sim: Simulator): string | undefined {
 }
 
 describe("a create that fails after the clone, through the real engine", () => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
-  let engine: EngineEnv;
   beforeEach(async () => {
-    engine = engineEnv();
     sim = await startSimulator();
-  });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
   });
 
   it("is finished by the next up when the seed upload failed, then refreshes and destroys", async () => {
@@ -38,23 +35,23 @@ describe("a create that fails after the clone, through the real engine", () => {
       "error writing file: No space left on device",
     );
     const failed = await pulumi(up, dir, engine.env);
-    expect(failed.code).not.toBe(0);
+    expectFailure(failed);
     expect(failed.stdout).toContain("No space left on device");
     expect(guestVms(sim)).toHaveLength(1);
     expect(markPhase(sim)).toBe("creating");
 
     sim.faults.clear();
     const again = await pulumi(up, dir, engine.env);
-    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expectSuccess(again);
     expect(guestVms(sim)).toHaveLength(1);
     expect(seedIsos(sim)).toHaveLength(1);
     expect(markPhase(sim)).toBe("complete");
 
     const refresh = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
+    expectSuccess(refresh);
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });
@@ -63,15 +60,15 @@ describe("a create that fails after the clone, through the real engine", () => {
     const dir = await proxmoxStack("start-fails", oneVm, sim, engine);
     sim.faults.failTasks({ type: "qmstart", count: 1 }, "start failed: QEMU exited with code 1");
     const failed = await pulumi(up, dir, engine.env);
-    expect(failed.code).not.toBe(0);
+    expectFailure(failed);
     expect(failed.stdout).toContain("QEMU exited with code 1");
     expect(guestVms(sim)).toHaveLength(1);
 
     const refresh = await pulumi(["refresh", "--yes", "--skip-preview"], dir, engine.env);
-    expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0);
+    expectSuccess(refresh);
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
   });

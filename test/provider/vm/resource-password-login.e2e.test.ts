@@ -5,6 +5,7 @@ import { startSimulator, type Simulator } from "../../../simulator";
 import { readJson, runBin } from "../../cli/support";
 import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack } from "../../e2e/support/proxmox-stack";
+import { expectSuccess } from "../../support/command-result";
 
 /** Every ticket the simulator issues to root@pam starts so; none may show anywhere. */
 const TICKET_PREFIX = "PVE:root@pam:";
@@ -48,7 +49,7 @@ describe("a password login through the real engine, its tickets expiring mid-run
     sim.clearRequestLog();
     const result = await pulumi(args, dir, engine.env);
     printed += result.stdout + result.stderr;
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expectSuccess(result);
     const log = sim.requestLog.map((e) => `${e.method} ${e.path} ${e.status}`);
     const refused = log.findIndex((line) => line.endsWith(" 401"));
     expect(refused, log.join("\n")).toBeGreaterThan(0);
@@ -72,7 +73,7 @@ describe("a password login through the real engine, its tickets expiring mid-run
 
   it("keeps the password and the tickets out of the state, the provider and the drift report", async () => {
     const exported = await pulumi(["stack", "export"], dir, engine.env);
-    expect(exported.code, exported.stderr).toBe(0);
+    expectSuccess(exported);
     expect(exported.stdout).toContain("root@pam");
     expect(exported.stdout).not.toContain(password);
     expect(exported.stdout).not.toContain(TICKET_PREFIX);
@@ -84,7 +85,7 @@ describe("a password login through the real engine, its tickets expiring mid-run
     const report = path.join(dir, "drift.json");
     const drift = await runBin(["drift", "--stack", "dev", "--report", report], dir, engine.env);
     printed += drift.stdout + drift.stderr;
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+    expectSuccess(drift);
     expect(readJson<{ resources: unknown[] }>(report).resources).toEqual([]);
     printed += fs.readFileSync(report, "utf8");
   });

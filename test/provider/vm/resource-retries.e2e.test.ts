@@ -1,8 +1,10 @@
 import * as fs from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, pulumi, type EngineEnv } from "../../e2e/support/engine";
+import { describe, expect, it } from "vitest";
+import type { Simulator } from "../../../simulator";
+import { pulumi } from "../../e2e/support/engine";
 import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectSuccess } from "../../support/command-result";
+import { useEnginePerTest } from "../../e2e/support/use-stack";
 
 const twoVms = `
 const { ProxmoxVm } = require("pulumi-proxmox");
@@ -28,15 +30,8 @@ function processesOf(backendDir: string): number[] {
 }
 
 describe("ProxmoxVm with transient faults, through the real engine", () => {
+  const { engine, startSimulator } = useEnginePerTest();
   let sim: Simulator;
-  let engine: EngineEnv;
-  beforeEach(() => {
-    engine = engineEnv();
-  });
-  afterEach(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
 
   it("finishes up despite a 596 on the listing and a dropped clone POST, then destroys all", async () => {
     sim = await startSimulator({ listingLagMs: 200 });
@@ -49,7 +44,7 @@ describe("ProxmoxVm with transient faults, through the real engine", () => {
     sim.faults.dropRequests({ method: "POST", path: "^/nodes/pve1/qemu/9000/clone$" });
 
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toMatch(
       /pulumi-proxmox: GET \/cluster\/resources: 596 Connection timed out, retrying \(attempt 2 of 6, in \d\.\d s\)/,
     );
@@ -60,7 +55,7 @@ describe("ProxmoxVm with transient faults, through the real engine", () => {
     expect(seedIsos(sim)).toHaveLength(2);
 
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
     expect(processesOf(engine.backendDir)).toEqual([]);

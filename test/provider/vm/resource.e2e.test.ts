@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSimulator, type Simulator } from "../../../simulator";
-import { engineEnv, exportedResources, pulumi, type EngineEnv } from "../../e2e/support/engine";
-import { guestVms, proxmoxStack, seedIsos } from "../../e2e/support/proxmox-stack";
+import { describe, expect, it } from "vitest";
+import { exportedResources, pulumi } from "../../e2e/support/engine";
+import { guestVms, seedIsos } from "../../e2e/support/proxmox-stack";
+import { expectFailure, expectSuccess } from "../../support/command-result";
+import { useStack } from "../../e2e/support/use-stack";
 import { VM_TYPE } from "../../../provider/entry";
 
 const twoVms = `
@@ -16,22 +17,14 @@ exports.db = { vmid: db.vmid, ip: db.ipv4Addresses, node: db.currentNode };
 `;
 
 describe("ProxmoxVm through the real engine against the simulator", () => {
-  let sim: Simulator;
-  let engine: EngineEnv;
-  let dir: string;
-  beforeAll(async () => {
-    sim = await startSimulator({ listingLagMs: 500 });
-    engine = engineEnv();
-    dir = await proxmoxStack("two-vms", twoVms, sim, engine);
-  });
-  afterAll(async () => {
-    engine.cleanup();
-    await sim.close();
-  });
+  const { sim, engine, dir } = useStack(
+    { name: "two-vms", program: twoVms },
+    { simulator: { listingLagMs: 500 } },
+  );
 
   it("creates two VMs with pulumi up and reports their addresses", async () => {
     const up = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(up.stdout).toContain("+ 3 created");
     expect(up.stdout).toMatch(/cloning template 9000/);
 
@@ -65,7 +58,7 @@ describe("ProxmoxVm through the real engine against the simulator", () => {
         dir,
         engine.env,
       );
-      expect(drift.code, drift.stdout + drift.stderr).toBe(0);
+      expectSuccess(drift);
       expect(drift.stdout).not.toContain("[diff:");
       expect(drift.stdout).not.toMatch(/refreshing \[/);
     }
@@ -75,17 +68,17 @@ describe("ProxmoxVm through the real engine against the simulator", () => {
     const vmid = guestVms(sim)[0] ?? 0;
     sim.faults.stopVm(vmid);
     const drift = await pulumi(["preview", "--refresh", "--expect-no-changes"], dir, engine.env);
-    expect(drift.code).not.toBe(0);
+    expectFailure(drift);
     expect(drift.stdout).toMatch(/~\s+pulumi-nodejs:dynamic\/proxmox:ProxmoxVm (web|db)/);
     // `up` puts it back: the VM is started again, on the same VMID.
     const up = await pulumi(["up", "--yes", "--skip-preview", "--refresh"], dir, engine.env);
-    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expectSuccess(up);
     expect(sim.model.vms.get(vmid)?.status).toBe("running");
   });
 
   it("destroys everything: no VM, no seed, no lock left on the simulator", async () => {
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"], dir, engine.env);
-    expect(destroy.code, destroy.stdout + destroy.stderr).toBe(0);
+    expectSuccess(destroy);
     expect(guestVms(sim)).toEqual([]);
     expect(seedIsos(sim)).toEqual([]);
     expect([...sim.model.vms.values()].filter((vm) => vm.config["lock"])).toEqual([]);

@@ -1,17 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClient, type TestClient } from "../support/client.js";
+import { describe, expect, it } from "vitest";
+import { data } from "../support/client.js";
+import { useSimulator } from "../support/use-simulator.js";
 
-let sim: Simulator;
-let api: TestClient;
-
-beforeEach(async () => {
-  ({ sim, api } = await startWithClient());
-});
-afterEach(async () => {
-  await api.close();
-  await sim.close();
-});
+const { sim, api } = useSimulator();
 
 type Row = Record<string, unknown>;
 

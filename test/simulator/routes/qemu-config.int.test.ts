@@ -1,17 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Simulator } from "../../../simulator/index.js";
-import { data, startWithClient, startWithClonedVm, type TestClient } from "../support/client.js";
+import { describe, expect, it } from "vitest";
+import { data, startWithClient } from "../support/client.js";
+import { useSimulator } from "../support/use-simulator.js";
 
-let sim: Simulator;
-let api: TestClient;
-
-beforeEach(async () => {
-  ({ sim, api } = await startWithClonedVm());
-});
-afterEach(async () => {
-  await api.close();
-  await sim.close();
-});
+const { sim, api } = useSimulator({ clonedVm: true });
 
 const config = async (): Promise<Record<string, unknown>> =>
   data(await api.get("/nodes/pve1/qemu/100/config")) as Record<string, unknown>;

@@ -1,23 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Simulator } from "../../../simulator/index.js";
-import {
-  data,
-  startWithClient,
-  startWithClonedVm,
-  type TestClient,
-  until,
-} from "../support/client.js";
+import { describe, expect, it } from "vitest";
+import { data, startWithClient, until } from "../support/client.js";
+import { useSimulator } from "../support/use-simulator.js";
 
-let sim: Simulator;
-let api: TestClient;
-
-beforeEach(async () => {
-  ({ sim, api } = await startWithClonedVm());
-});
-afterEach(async () => {
-  await api.close();
-  await sim.close();
-});
+const { sim, api } = useSimulator({ clonedVm: true });
 
 const post = async (path: string, params?: Record<string, string | number>) =>
   api.waitTask("pve1", String(data(await api.call("POST", `/nodes/pve1/qemu${path}`, params))));
