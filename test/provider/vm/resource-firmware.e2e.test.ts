@@ -60,7 +60,7 @@ describe("ProxmoxVm firmware, machine and clone mode through the real engine", (
       bios: "ovmf",
       machine: "q35",
       efidisk0: expect.stringMatching(/^local-lvm:vm-\d+-disk-\d+,efitype=4m,pre-enrolled-keys=1/),
-      tpmstate0: expect.stringMatching(/^local-lvm:vm-\d+-disk-\d+,version=v2\.0/),
+      tpmstate0: expect.stringMatching(/^local-lvm:vm-\d+-disk-\d+,(size=[^,]+,)?version=v2\.0/),
     });
     expect(sim.model.vms.get(linked)?.config["scsi0"]).toMatch(/^shared:base-9000-disk-0\//);
   });
