@@ -10,6 +10,8 @@ import type { Login } from "./config.js";
 import type { ProxmoxError } from "./errors.js";
 import { describeTarget, pathContext } from "./api/path-context.js";
 import { typeOfUpid, vmidOfUpid } from "./upid.js";
+import { familyOf, VM_MISSING, type Family } from "./error-families.js";
+import { firstLine, paramErrorsOf, pveMessageOf } from "./pve-answer.js";
 
 /**
  * The only place that reads PVE's text (docs/design.md, "One error model"). `classify` turns a non-2xx answer into
@@ -19,106 +21,9 @@ import { typeOfUpid, vmidOfUpid } from "./upid.js";
  * the path without its query, the status and PVE's message: never headers or bodies we sent.
  */
 
-interface Family {
-  readonly code: ErrorCode;
-  readonly transient: boolean;
-  readonly pattern: RegExp;
-}
-
-/** The "missing VM" family: qemu-server says either, and both mean the guest is not on that node. */
-const VM_MISSING =
-  /^Configuration file '[^']*' does not exist|unable to find configuration file for VM/;
-
-/** Families recognised in a PVE die text, first match wins. Shared by HTTP 5xx and task exits. */
-const FAMILIES: readonly Family[] = [
-  // AbstractConfig.pm check_lock: "VM is locked (clone)".
-  { code: "LOCKED", transient: true, pattern: /\b(?:VM|CT) is locked \(([^)]+)\)/ },
-  // Tools.pm lock_file_full: "can't lock file '/var/lock/qemu-server/lock-100.conf' - got timeout".
-  { code: "LOCK_TIMEOUT", transient: true, pattern: /can't lock file '[^']*' - got timeout/ },
-  // Qemu.pm clone_vm / create_vm, Cluster.pm check_vmid_unused, API2/Cluster.pm nextid.
-  {
-    code: "ALREADY_EXISTS",
-    transient: false,
-    pattern: /config file already exists|\bVM \d+ already exists/,
-  },
-  // QemuServer.pm vm_start: "VM 100 already running" (a start task that lost a race).
-  { code: "ALREADY_RUNNING", transient: false, pattern: /\bVM \d+ already running/ },
-  // AbstractConfig.pm load_config / QemuConfig.pm assert_config_exists_on_node.
-  { code: "NOT_FOUND", transient: false, pattern: VM_MISSING },
-  // API2/Cluster.pm nextid: "unable to get any free VMID in range [100, 1000000]".
-  { code: "RANGE_EXHAUSTED", transient: false, pattern: /unable to get any free VMID/ },
-  // Qemu.pm update_vm: "checksum mismatch (file change by other user?)" (digest).
-  {
-    code: "CONFLICT",
-    transient: false,
-    pattern: /^checksum mismatch \(file change by other user\?\)/,
-  },
-  // pve-storage API2/Storage/Status.pm download_url (via Tools.pm download_file_from_url):
-  // "checksum mismatch: got '<hex>' != expect '<hex>'", with ", aborting" for an existing file.
-  { code: "CHECKSUM_MISMATCH", transient: false, pattern: /^checksum mismatch: got '/ },
-  // pve-storage Status.pm download_url / upload: the storage lacks the content type.
-  {
-    code: "UNSUPPORTED",
-    transient: false,
-    pattern: /is not configured for content-type '|not a file based storage!/,
-  },
-  // Status.pm download_url: only `iso` content is decompressed.
-  { code: "UNSUPPORTED", transient: false, pattern: /^decompression not supported for / },
-  // pve-storage Storage.pm verify/normalize of an import file name (400 errors.filename).
-  { code: "UNSUPPORTED", transient: false, pattern: /invalid filename or wrong extension/ },
-  // qemu-server API2/Qemu.pm $check_drive_param: an import-from source that is not an image.
-  {
-    code: "UNSUPPORTED",
-    transient: false,
-    pattern: /has wrong type '[^']*' - needs to be 'images' or 'import'/,
-  },
-  // Cluster.pm check_cfs_quorum: "cluster not ready - no quorum?".
-  { code: "UNAVAILABLE", transient: true, pattern: /cluster not ready - no quorum\?/ },
-  // API2/Qemu/Agent.pm: "QEMU guest agent is not running" (guest-ping failed).
-  { code: "UNAVAILABLE", transient: true, pattern: /QEMU guest agent is not running/ },
-  // Generic "<thing> does not exist", the end of PVE's not-found dies (pve-storage
-  // storage_config: "storage 'x' does not exist").
-  { code: "NOT_FOUND", transient: false, pattern: / does not exist$/m },
-  // Any other "... got timeout" (QemuServer.pm vm_stop: "VM quit/powerdown failed - got timeout").
-  { code: "TIMEOUT", transient: true, pattern: /got timeout$/m },
-];
-
 /** " (VM 100 on node pve1)" after a request, or nothing when the target is unknown. */
 function at(target: string): string {
   return target === "" ? "" : ` (${target})`;
-}
-
-/** The first line of PVE's message, without the trailing newline PVE ≥ 8.3 keeps. */
-function firstLine(text: string): string {
-  return (text.split("\n")[0] ?? "").trim();
-}
-
-function bodyField(body: unknown, key: string): unknown {
-  return typeof body === "object" && body !== null
-    ? (body as Record<string, unknown>)[key]
-    : undefined;
-}
-
-function paramErrorsOf(body: unknown): Record<string, string> | undefined {
-  const errors = bodyField(body, "errors");
-  if (typeof errors !== "object" || errors === null) return undefined;
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(errors)) out[key] = String(value).trim();
-  return Object.keys(out).length > 0 ? out : undefined;
-}
-
-/** pve-http-server ≥ 5.2 puts the full die text in `message`; older ones only in the reason. */
-function pveMessageOf(statusText: string, body: unknown): string {
-  const message = bodyField(body, "message");
-  if (typeof message === "string" && message.trim() !== "") return message.trim();
-  if (typeof body === "string" && body.trim() !== "" && !body.trim().startsWith("{")) {
-    return firstLine(body);
-  }
-  return statusText.trim();
-}
-
-function familyOf(text: string): Family | undefined {
-  return FAMILIES.find((family) => family.pattern.test(text));
 }
 
 function make(
