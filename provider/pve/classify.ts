@@ -42,7 +42,13 @@ function vmidFromLockFile(text: string): number | undefined {
   return match?.[1] === undefined ? undefined : Number(match[1]);
 }
 
-function forbidden(request: string, target: string, pve: string, context: ErrorContext) {
+function forbidden(
+  request: string,
+  target: string,
+  pve: string,
+  context: ErrorContext,
+  login: Login | undefined,
+) {
   // RPCEnvironment.pm check_pool_exist (clone_vm's `pool`) raises a permission error.
   const pool = /^Permission check failed \(pool '([^']+)' does not exist\)/.exec(pve)?.[1];
   if (pool !== undefined) {
@@ -58,18 +64,27 @@ function forbidden(request: string, target: string, pve: string, context: ErrorC
   if (match?.[1] !== undefined && match[2] !== undefined) {
     const [aclPath, privilege] = [match[1], match[2]];
     const what = privilege.includes("|") ? `one of ${privilege.split("|").join(", ")}` : privilege;
-    return new PermanentError(
-      "FORBIDDEN",
-      `${request}${at(target)} was denied: the API token lacks ${what} on ${aclPath}. ` +
-        `Grant a role with it on ${aclPath} (pveum acl modify ${aclPath} --tokens <token-id> ` +
-        `--roles <role>); a token with privilege separation needs the ACL on the token itself.`,
-      { ...context, aclPath, privilege },
-    );
+    // A password login's privileges are its user's; a token's may be separated from its user's.
+    const grant =
+      login?.kind === "password"
+        ? `the user ${login.username} lacks ${what} on ${aclPath}. Grant a role with it on ` +
+          `${aclPath} (pveum acl modify ${aclPath} --users ${login.username} --roles <role>).`
+        : `the API token${login === undefined ? "" : ` ${login.tokenId}`} lacks ${what} on ` +
+          `${aclPath}. Grant a role with it on ${aclPath} (pveum acl modify ${aclPath} --tokens ` +
+          `${login === undefined ? "<token-id>" : login.tokenId} --roles <role>); a token with ` +
+          `privilege separation needs the ACL on the token itself.`;
+    return new PermanentError("FORBIDDEN", `${request}${at(target)} was denied: ${grant}`, {
+      ...context,
+      aclPath,
+      privilege,
+    });
   }
   return new PermanentError(
     "FORBIDDEN",
-    `${request}${at(target)} was denied (403 ${pve}). Check the ACLs of the API token and, with ` +
-      `privilege separation, of the token itself.`,
+    login?.kind === "password"
+      ? `${request}${at(target)} was denied (403 ${pve}). Check the ACLs of the user ${login.username}.`
+      : `${request}${at(target)} was denied (403 ${pve}). Check the ACLs of the API token and, ` +
+          `with privilege separation, of the token itself.`,
     context,
   );
 }
@@ -292,7 +307,7 @@ export function classify(
   const target = describeTarget(context);
 
   if (status === 401) return unauthenticated(request, pve, context, login);
-  if (status === 403) return forbidden(request, target, pve, context);
+  if (status === 403) return forbidden(request, target, pve, context, login);
   if (status === 400) return invalidParam(request, target, pve, context);
   if (status === 404) {
     return new PermanentError(

@@ -340,6 +340,39 @@ describe("classify", () => {
     );
   });
 
+  it("names the token that lacks the privilege, and the pveum line for it", () => {
+    const login = { kind: "token", tokenId: "ci@pve!deploy", secret: new Secret("s-1") } as const;
+    const error = classify(
+      "POST",
+      "/nodes/pve1/qemu/100/clone",
+      403,
+      "Permission check failed (/vms/100, VM.Clone)",
+      undefined,
+      login,
+    );
+    expect(error.message).toContain("the API token ci@pve!deploy lacks VM.Clone on /vms/100");
+    expect(error.message).toContain(
+      "pveum acl modify /vms/100 --tokens ci@pve!deploy --roles <role>",
+    );
+    expect(error.message).not.toContain("s-1");
+  });
+
+  it("names the user of a password login that lacks the privilege, and grants it to the user", () => {
+    const login = { kind: "password", username: "ops@pve", password: new Secret("pw-1") } as const;
+    const error = classify(
+      "POST",
+      "/nodes/pve1/qemu/100/clone",
+      403,
+      "Permission check failed (/vms/100, VM.Clone)",
+      undefined,
+      login,
+    );
+    expect(error.message).toBe(
+      "POST /nodes/pve1/qemu/100/clone (VM 100 on pve1) was denied: the user ops@pve lacks VM.Clone " +
+        "on /vms/100. Grant a role with it on /vms/100 (pveum acl modify /vms/100 --users ops@pve --roles <role>).",
+    );
+  });
+
   it("reads a clone into a missing pool, which PVE refuses as a 403, as a pool to create", () => {
     const error = classify(
       "POST",

@@ -169,7 +169,7 @@ describe("the pool of a VM", () => {
       (error: unknown) => error,
     );
     expect(String(failed)).toContain(
-      `VM ${created.vmid} on pve1: joining pool db failed: PUT /pools/db was denied: the API token lacks Pool.Allocate on /pool/db.`,
+      `VM ${created.vmid} on pve1: joining pool db failed: PUT /pools/db was denied: the API token deploy@pve!pools lacks Pool.Allocate on /pool/db.`,
     );
     // It left web before PVE refused db: in no pool, which a refresh shows.
     expect(await poolOf(created.vmid)).toBeUndefined();
