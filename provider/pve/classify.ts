@@ -1,7 +1,6 @@
 import {
   PermanentError,
   TransientError,
-  missingPool,
   vmLabel,
   type ErrorCode,
   type ErrorContext,
@@ -11,7 +10,8 @@ import type { ProxmoxError } from "./errors.js";
 import { describeTarget, pathContext } from "./api/path-context.js";
 import { typeOfUpid, vmidOfUpid } from "./upid.js";
 import { familyOf, VM_MISSING, type Family } from "./error-families.js";
-import { firstLine, paramErrorsOf, pveMessageOf } from "./pve-answer.js";
+import { at, firstLine, paramErrorsOf, pveMessageOf } from "./pve-answer.js";
+import { forbidden } from "./forbidden.js";
 
 /**
  * The only place that reads PVE's text (docs/design.md, "One error model"). `classify` turns a non-2xx answer into
@@ -20,11 +20,6 @@ import { firstLine, paramErrorsOf, pveMessageOf } from "./pve-answer.js";
  * file that emits it (test/provider/pve/classify.test.ts). Messages are built from the method,
  * the path without its query, the status and PVE's message: never headers or bodies we sent.
  */
-
-/** " (VM 100 on node pve1)" after a request, or nothing when the target is unknown. */
-function at(target: string): string {
-  return target === "" ? "" : ` (${target})`;
-}
 
 function make(
   transient: boolean,
@@ -40,53 +35,6 @@ function make(
 function vmidFromLockFile(text: string): number | undefined {
   const match = /lock-(\d+)\.conf/.exec(text);
   return match?.[1] === undefined ? undefined : Number(match[1]);
-}
-
-function forbidden(
-  request: string,
-  target: string,
-  pve: string,
-  context: ErrorContext,
-  login: Login | undefined,
-) {
-  // RPCEnvironment.pm check_pool_exist (clone_vm's `pool`) raises a permission error.
-  const pool = /^Permission check failed \(pool '([^']+)' does not exist\)/.exec(pve)?.[1];
-  if (pool !== undefined) {
-    return new PermanentError(
-      "NOT_FOUND",
-      `${request}${at(target)} failed: ${missingPool(pool)}`,
-      context,
-    );
-  }
-  // RPCEnvironment.pm check / check_any: "Permission check failed (/vms/100, VM.Clone)";
-  // any-of checks join privileges with "|"; tag checks add " for modifying tag '<t>'".
-  const match = /^Permission check failed \(([^,()]+), ([A-Za-z.]+(?:\|[A-Za-z.]+)*)/.exec(pve);
-  if (match?.[1] !== undefined && match[2] !== undefined) {
-    const [aclPath, privilege] = [match[1], match[2]];
-    const what = privilege.includes("|") ? `one of ${privilege.split("|").join(", ")}` : privilege;
-    // A password login's privileges are its user's; a token's may be separated from its user's.
-    const grant =
-      login?.kind === "password"
-        ? `the user ${login.username} lacks ${what} on ${aclPath}. Grant a role with it on ` +
-          `${aclPath} (pveum acl modify ${aclPath} --users ${login.username} --roles <role>).`
-        : `the API token${login === undefined ? "" : ` ${login.tokenId}`} lacks ${what} on ` +
-          `${aclPath}. Grant a role with it on ${aclPath} (pveum acl modify ${aclPath} --tokens ` +
-          `${login === undefined ? "<token-id>" : login.tokenId} --roles <role>); a token with ` +
-          `privilege separation needs the ACL on the token itself.`;
-    return new PermanentError("FORBIDDEN", `${request}${at(target)} was denied: ${grant}`, {
-      ...context,
-      aclPath,
-      privilege,
-    });
-  }
-  return new PermanentError(
-    "FORBIDDEN",
-    login?.kind === "password"
-      ? `${request}${at(target)} was denied (403 ${pve}). Check the ACLs of the user ${login.username}.`
-      : `${request}${at(target)} was denied (403 ${pve}). Check the ACLs of the API token and, ` +
-          `with privilege separation, of the token itself.`,
-    context,
-  );
 }
 
 function invalidParam(request: string, target: string, pve: string, context: ErrorContext) {

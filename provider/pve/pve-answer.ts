@@ -28,3 +28,8 @@ export function pveMessageOf(statusText: string, body: unknown): string {
   }
   return statusText.trim();
 }
+
+/** " (VM 100 on node pve1)" after a request, or nothing when the target is unknown. */
+export function at(target: string): string {
+  return target === "" ? "" : ` (${target})`;
+}
