@@ -24,8 +24,13 @@ export function checkVm(
   const failures: CheckFailure[] = parsed.success ? [] : failuresOfIssues(parsed.error, news);
 
   failures.push(...saidTwice(news), ...writtenTogether(news));
-  if (parsed.success)
-    failures.push(...refusedChanges(olds, parsed.data), ...conflicts(parsed.data));
+  if (parsed.success) {
+    // The stored inputs are as the program wrote them (glue/runtime.ts `check`): resolve them
+    // the same way before comparing, so a default filled in is never read as a change.
+    const before = Object.keys(olds).length === 0 ? undefined : vmInputsSchema.safeParse(olds);
+    const oldInputs = before?.success === true ? before.data : olds;
+    failures.push(...refusedChanges(oldInputs, parsed.data), ...conflicts(parsed.data));
+  }
   if (parsed.success) failures.push(...bothDiskForms(news), ...adoptFailures(news));
 
   // Keep `__provider` and unknown values as they came; otherwise store the normalised inputs.

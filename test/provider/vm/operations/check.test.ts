@@ -234,6 +234,20 @@ describe("checkVm", () => {
     expect(checkVm(valid, { ...valid, tpm: { storage: "local-lvm" } }).failures).toEqual([]);
   });
 
+  it("reads stored inputs as the program wrote them: an unchanged EFI or TPM disk is no change", () => {
+    // The engine stores what the program wrote, defaults not filled in.
+    const olds = {
+      ...valid,
+      bios: "ovmf",
+      efiDisk: { storage: "local-lvm" },
+      tpm: { storage: "local-lvm" },
+    };
+    expect(checkVm(olds, olds).failures).toEqual([]);
+    expect(checkVm(olds, { ...olds, tpm: { storage: "ceph" } }).failures).toEqual([
+      { property: "tpm", reason: expect.stringMatching(/cannot be changed once created/) },
+    ]);
+  });
+
   it("names the machine type PVE expects for i440fx", () => {
     expect(checkVm({}, { ...valid, machine: "i440fx" }).failures).toEqual([
       { property: "machine", reason: expect.stringMatching(/q35, pc \(i440fx\)/) },
