@@ -5,7 +5,7 @@
  * Pulumi), then the planned step's old outputs against its new inputs (what the program wants).
  * Pure: fed events, asked for the changes.
  */
-import { comparableInput } from "../provider/entry";
+import { comparableInput, resolvedInputs } from "../provider/entry";
 import type { EngineEvent } from "./automation";
 import { same, type PropertyChange, type ResourceChange } from "./report";
 
@@ -133,7 +133,7 @@ function property(name: string, seen: Seen, planned: boolean): PropertyChange {
   const refresh = seen.refresh;
   const live = refresh ? refresh.new[name] : seen.step?.old[name];
   const changedOutside = refresh !== undefined && !same(refresh.old[name], refresh.new[name]);
-  const desired = seen.step?.inputs[name];
+  const desired = seen.step ? resolvedInputs(seen.type, seen.step.inputs)[name] : undefined;
   // The engine blinds every secret alike: a planned change that looks like no change is in one.
   const inSecret = planned && same(live, desired) && holdsSecret(desired);
   return {
@@ -152,17 +152,17 @@ function plannedKeys(seen: Seen): string[] {
   if (step === undefined) return [];
   if (step.keys !== undefined && step.keys.length > 0)
     return step.keys.filter((k) => !IGNORED.has(k));
-  const keys = Object.keys(step.inputs).filter(
-    (key) => !IGNORED.has(key) && step.inputs[key] !== undefined,
-  );
+  // The engine reports the inputs as the program wrote them: with check's defaults, as diff sees them.
+  const inputs = resolvedInputs(seen.type, step.inputs);
+  const keys = Object.keys(inputs).filter((key) => !IGNORED.has(key) && inputs[key] !== undefined);
   const differ = keys.filter(
     // Compared as the provider's diff compares them: a reorder of tags is no change here either.
-    (key) => !same(comparableInput(key, step.old[key]), comparableInput(key, step.inputs[key])),
+    (key) => !same(comparableInput(key, step.old[key]), comparableInput(key, inputs[key])),
   );
   if (differ.length > 0) return differ;
   // The engine blinds every secret to the same text: when nothing visible differs, the change is
   // in a secret, and those are the candidates.
-  return keys.filter((key) => holdsSecret(step.inputs[key]) || holdsSecret(step.old[key]));
+  return keys.filter((key) => holdsSecret(inputs[key]) || holdsSecret(step.old[key]));
 }
 
 function holdsSecret(value: unknown): boolean {

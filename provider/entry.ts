@@ -12,6 +12,11 @@ import type { ConnectOptions, Connected } from "./pve/connection";
 import type { OperationContext } from "./pve/context";
 import { identityInputSchema } from "./inputs/unknown";
 import { identityOf, placementOfStored } from "./vm/identity";
+import { checkVm } from "./vm/operations/check";
+import {
+  TEMPLATE_TYPE as TEMPLATE_RESOURCE_TYPE,
+  VM_TYPE as VM_RESOURCE_TYPE,
+} from "./glue/resource-types";
 import { deleteVm } from "./vm/operations/delete";
 import { deleteImage, deleteTemplate } from "./template/delete";
 import { checkTemplate, type TemplateInputs } from "./template/template-inputs";
@@ -59,6 +64,19 @@ export function identityOfInputs(inputs: Readonly<Record<string, unknown>>): str
   const owner = identityInputSchema.safeParse(inputs["identity"]);
   const placement = placementOfStored(inputs);
   return owner.success && placement !== undefined ? identityOf(owner.data, placement) : undefined;
+}
+
+/**
+ * A resource's inputs with the defaults `check` fills in. The engine stores (and reports) the
+ * inputs as the program wrote them, so a report of what the program wants resolves them first.
+ */
+export function resolvedInputs(
+  type: string,
+  inputs: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  if (type === VM_RESOURCE_TYPE) return checkVm({}, inputs).inputs;
+  if (type === TEMPLATE_RESOURCE_TYPE) return checkTemplate(inputs).inputs;
+  return { ...inputs };
 }
 
 /** An input's value as `diff` compares it: normalised the way PVE stores it (tags). */
