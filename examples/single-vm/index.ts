@@ -13,6 +13,9 @@ const vm = new ProxmoxVm("web", {
   memory: 2048,
   diskSize: 20,
   tags: ["example", "web"],
+  // The default, written out: a drift check that reads the program's inputs (examples/ci-drift)
+  // names a stopped VM only when the program says it should run.
+  started: true,
   cloudInit: {
     packages: ["nginx"],
     runcmd: ["systemctl enable --now nginx"],

@@ -42,7 +42,7 @@ describe("ProxmoxVm with several NICs through the real engine", () => {
     const { vmid, ipv4 } = await outputs();
     expect(ipv4).toHaveLength(2);
     expect(String(sim.model.vms.get(vmid)?.config["net1"])).toMatch(
-      /,bridge=vmbr1,tag=20,firewall=1,mtu=9000$/,
+      /,bridge=vmbr1,firewall=1,mtu=9000,tag=20$/,
     );
     const drift = await driftCheck();
     expectSuccess(drift);
