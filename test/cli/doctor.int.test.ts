@@ -117,9 +117,10 @@ describe("doctor", () => {
   });
 
   it("checks a password login and grants the role to its user alone", async () => {
-    // Everything but SDN.Use: the role to grant is printed, for the user alone.
+    // Everything but the seed upload's privilege (every release has it): the role to grant is
+    // printed, for the user alone.
     sim.addUser("ops@pve", "ops-password-marker", [
-      { path: "/", privileges: PRIVILEGES.filter((p) => p !== "SDN.Use") },
+      { path: "/", privileges: PRIVILEGES.filter((p) => p !== "Datastore.AllocateTemplate") },
     ]);
     vi.stubEnv("PROXMOX_VE_API_TOKEN", "");
     vi.stubEnv("PROXMOX_VE_API_TOKEN_FILE", "");
@@ -132,9 +133,9 @@ describe("doctor", () => {
       expect(await main(args, io)).toBe(1);
       expect(stdout).toContain(`pulumi-proxmox doctor: ${sim.url} as ops@pve`);
       expect(stdout).toMatch(/ok\s+user ops@pve\s+accepted/);
-      expect(failed(stdout)).toEqual(["SDN.Use on /sdn/zones/localnetwork/vmbr0"]);
+      expect(failed(stdout)).toEqual(["Datastore.AllocateTemplate on /storage/local"]);
       expect(stdout).toContain(
-        "pveum acl modify /sdn/zones/localnetwork/vmbr0 -user 'ops@pve' -role PulumiProxmox",
+        "pveum acl modify /storage/local -user 'ops@pve' -role PulumiProxmox",
       );
       expect(stdout).not.toContain("-token");
 
