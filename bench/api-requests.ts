@@ -1,6 +1,6 @@
 // Benchmark of the API client against the simulator. Run from the repository root:
 //
-//   node --experimental-transform-types --no-warnings --require ./bench/api-hooks.ts bench/api-requests.ts
+//   node --experimental-transform-types --no-warnings --require ./scripts/ts-hooks.ts bench/api-requests.ts
 //
 // Prints (1) requests per operation of a clone → config → start → read → stop → destroy sequence,
 // counted from the simulator's request log; (2) `/cluster/resources` requests for a refresh of
