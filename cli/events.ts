@@ -117,23 +117,34 @@ export class ChangeCollector {
       if (op === "same" && outside.length === 0) continue;
       if ((op === "read" || op === "refresh") && outside.length === 0) continue;
       const names = [...new Set([...planned, ...outside])].sort();
+      const inputs = desiredOf(seen);
       out.push({
         urn,
         type: seen.type,
         name,
         op: op === "same" ? "refresh" : op,
-        properties: names.map((name) => property(name, seen, planned.includes(name))),
+        properties: names.map((name) => property(name, seen, inputs, planned.includes(name))),
       });
     }
     return out;
   }
 }
 
-function property(name: string, seen: Seen, planned: boolean): PropertyChange {
+/** The program's inputs with check's defaults, resolved once per resource. */
+function desiredOf(seen: Seen): Readonly<Record<string, unknown>> {
+  return seen.step ? resolvedInputs(seen.type, seen.step.inputs) : {};
+}
+
+function property(
+  name: string,
+  seen: Seen,
+  inputs: Readonly<Record<string, unknown>>,
+  planned: boolean,
+): PropertyChange {
   const refresh = seen.refresh;
   const live = refresh ? refresh.new[name] : seen.step?.old[name];
   const changedOutside = refresh !== undefined && !same(refresh.old[name], refresh.new[name]);
-  const desired = seen.step ? resolvedInputs(seen.type, seen.step.inputs)[name] : undefined;
+  const desired = inputs[name];
   // The engine blinds every secret alike: a planned change that looks like no change is in one.
   const inSecret = planned && same(live, desired) && holdsSecret(desired);
   return {

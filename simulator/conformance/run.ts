@@ -9,7 +9,7 @@ import { startSimulator } from "../index.js";
 import { PVE_VERSIONS, type PveVersion } from "../model/versions.js";
 import { ConformanceClient, type Exchange, type Login } from "./client.js";
 import { compareRuns, redact, type Secrets } from "./compare.js";
-import { runScenario, type ScenarioResult } from "./scenario.js";
+import { runScenario, SCENARIO_VM_NAME, type ScenarioResult } from "./scenario.js";
 
 export interface ConformanceOptions {
   readonly endpoint: string;
@@ -100,7 +100,7 @@ export async function runConformance(
     print(`the scenario failed on the cluster: ${cluster.failure}`);
     print(
       cluster.leftVm
-        ? "its VM could NOT be deleted: delete it by hand (its name is pve-sim-conformance)"
+        ? `its VM could NOT be deleted: delete it by hand (its name is ${SCENARIO_VM_NAME})`
         : "nothing of the scenario is left on the cluster",
     );
     return { exitCode: 2, report };

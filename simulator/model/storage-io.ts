@@ -67,11 +67,6 @@ export class StorageIo {
     }
   }
 
-  /** How many copies run on a storage now (for tests and the bench's floor). */
-  running(node: string, storage: string, shared: boolean): number {
-    return this.#copies.get(shared ? storage : `${node}/${storage}`)?.size ?? 0;
-  }
-
   /**
    * Runs `allocate` under the storage's allocation lock, queued behind other allocations; a
    * wait past PVE's timeout fails with PVE's text for that kind of lock.
