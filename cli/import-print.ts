@@ -27,9 +27,7 @@ export function printProgram(
       : `const { ProxmoxVm } = require("pulumi-proxmox");`;
   const variables = uniqueNames(declared.map((d) => identifierOf(d.resourceName)));
   const blocks = declared.map((d, i) => declaration(d, variables[i] ?? "vm", language));
-  const passed = skipped.map(
-    (vm) => `// Skipped ${vm.name === undefined ? "" : `${vm.name}, `}${vmText(vm)}: ${vm.why}`,
-  );
+  const passed = skipped.flatMap((vm) => comment(`Skipped: ${vm.why}`));
   return [head, ...blocks, ...(passed.length > 0 ? [passed.join("\n")] : [])].join("\n\n") + "\n";
 }
 
@@ -47,14 +45,11 @@ function declaration(d: Declared, variable: string, language: Language): string 
   const notes = vm.notes.flatMap((note) => comment(note));
   const keyword = language === "ts" ? "export const" : "const";
   return [
-    `// ${vm.name === undefined ? "" : `${vm.name}, `}${vmText(vm)}, adopted as it is.`,
+    `// VM ${vm.vmid}${vm.name === undefined ? "" : ` (${vm.name})`} on ${vm.node}, as it is now.`,
     ...notes,
     `${keyword} ${variable} = new ProxmoxVm(${JSON.stringify(d.resourceName)}, ${literal(args, "")});`,
   ].join("\n");
 }
-
-const vmText = (vm: { readonly vmid: number; readonly node: string }) =>
-  `VM ${vm.vmid} on ${vm.node}`;
 
 /** A note as `//` lines of at most WIDTH characters. */
 function comment(text: string): string[] {

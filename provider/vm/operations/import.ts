@@ -160,7 +160,7 @@ function checked(
     if (refused.length === 0) break;
     for (const name of refused) {
       const reason = failures.find((f) => f.property.split(/[.[]/)[0] === name)?.reason ?? "";
-      more.push(`${name}: left out, as the input refuses the VM's value (${reason}).`);
+      more.push(`${name}: left out, as the input does not take the VM's value: ${reason}`);
       kept = Object.fromEntries(Object.entries(kept).filter(([key]) => key !== name));
     }
   }

@@ -39,16 +39,23 @@ type Field = Pick<FieldSpec, "readBack" | "schema" | "conflict" | "excludes" | "
 
 export function importedInputs(vm: ObservedVm): ImportedInputs {
   const notes: string[] = [];
+  const seen: Seen = { macs: macsOf(vm), config: vm.config };
+  // The config keys of a field left out: its note names them already.
+  const accounted = new Set<string>();
   const read = new Map<FieldName, { value: unknown; parsed: unknown }>();
   for (const name of FIELD_NAMES) {
     const value = readAll(FIELDS[name] as Field, vm);
     if (value === undefined) continue;
     const parsed = (FIELDS[name] as Field).schema.safeParse(value);
-    if (parsed.success) read.set(name, { value, parsed: parsed.data });
-    else
-      notes.push(
-        `${name}: the VM's ${show(value)} is not a value the input takes (${reason(parsed.error)}).`,
-      );
+    if (parsed.success) {
+      read.set(name, { value, parsed: parsed.data });
+      continue;
+    }
+    for (const key of keysOf(name, value, seen)) accounted.add(key);
+    notes.push(
+      `${name}: left out, as the input does not take the VM's ${show(value)}: ` +
+        `${reason(name, parsed.error)}.`,
+    );
   }
   // The shorthand (`cores`, `network`) gives way to the full form the VM needs.
   for (const name of read.keys()) {
@@ -59,9 +66,7 @@ export function importedInputs(vm: ObservedVm): ImportedInputs {
     if (full !== undefined && read.has(full as FieldName)) read.delete(name);
   }
 
-  const seen: Seen = { macs: macsOf(vm), config: vm.config };
   const parsedAll = Object.fromEntries([...read].map(([name, { parsed }]) => [name, parsed]));
-  const accounted = new Set<string>();
   for (const [name, { parsed }] of read) {
     const one = { [name]: parsed };
     const set = configChanges(vm.config, one, seen);
@@ -72,7 +77,7 @@ export function importedInputs(vm: ObservedVm): ImportedInputs {
     for (const key of managedKeys(one, seen)) accounted.add(key);
     notes.push(
       conflict !== undefined
-        ? `${name}: left out, as the program could not take it: ${conflict}`
+        ? `${name}: left out, as the input does not take the VM's ${show(parsed)} here: ${conflict}`
         : `${name}: left out, since adopting it would ${changes(vm.config, set, deleted)}.`,
     );
   }
@@ -85,7 +90,7 @@ export function importedInputs(vm: ObservedVm): ImportedInputs {
     .filter((key) => !managed.has(key) && !accounted.has(key) && !NOT_SETTINGS.has(key))
     .sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
   if (kept.length > 0) {
-    notes.push(`no input says ${kept.join(", ")}: the VM keeps them as they are.`);
+    notes.push(`Kept as they are, as no input says them: ${kept.join(", ")}.`);
   }
   return { inputs, notes };
 }
@@ -125,12 +130,28 @@ function plain(value: unknown): unknown {
 
 const show = (value: unknown) => JSON.stringify(plain(value));
 
-function reason(error: { readonly issues: readonly { path: PropertyKey[]; message: string }[] }) {
+/** zod's issues, each at its path as the user writes it: `networks[0].model …`. */
+function reason(
+  name: string,
+  error: { readonly issues: readonly { path: PropertyKey[]; message: string }[] },
+) {
   return error.issues
-    .map((issue) =>
-      issue.path.length > 0 ? `${issue.path.join(".")} ${issue.message}` : issue.message,
-    )
+    .map((issue) => {
+      const path = issue.path
+        .map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`))
+        .join("");
+      return `${name}${path} ${issue.message}`;
+    })
     .join("; ");
+}
+
+/** The config keys a value the schema refused would be written to, as far as can be told. */
+function keysOf(name: FieldName, value: unknown, seen: Seen): string[] {
+  try {
+    return managedKeys({ [name]: value }, seen);
+  } catch {
+    return [];
+  }
 }
 
 function changes(

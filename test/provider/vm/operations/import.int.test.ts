@@ -91,7 +91,7 @@ describe("import (over HTTP)", () => {
       pool: "legacy",
     });
     expect(imported.notes.join("\n")).toMatch(
-      /no input says ide2.*: the VM keeps them as they are/,
+      /Kept as they are, as no input says them: ide2\./,
     );
 
     sim.clearRequestLog();
