@@ -22,10 +22,9 @@ const legacy: ImportedVm = {
 /** Runs a JavaScript snippet with a `require` that records each `new ProxmoxVm`. */
 function evaluate(js: string): { name: string; args: unknown }[] {
   const made: { name: string; args: unknown }[] = [];
-  class ProxmoxVm {
-    constructor(name: string, args: unknown) {
-      made.push({ name, args });
-    }
+  // A constructor function, as `new ProxmoxVm(…)` calls it.
+  function ProxmoxVm(name: string, args: unknown) {
+    made.push({ name, args });
   }
   const require = (id: string) => {
     expect(id).toBe("pulumi-proxmox");

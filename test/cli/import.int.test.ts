@@ -67,7 +67,7 @@ describe("pulumi-proxmox import (over HTTP)", () => {
     expect(result.code, result.stderr).toBe(0);
     const declared = [
       ...result.stdout.matchAll(
-        /new ProxmoxVm\("([^"]+)", \{\n  node: "pve1",\n  adopt: \{ vmid: (\d+) \}/g,
+        /new ProxmoxVm\("([^"]+)", \{\n {2}node: "pve1",\n {2}adopt: \{ vmid: (\d+) \}/g,
       ),
     ];
     expect(declared.map((m) => [m[1], Number(m[2])])).toEqual([
@@ -86,7 +86,7 @@ describe("pulumi-proxmox import (over HTTP)", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^import \{ ProxmoxVm \} from "pulumi-proxmox";\n/);
     expect(result.stdout).toMatch(/^export const front = new ProxmoxVm\("front", \{$/m);
-    expect(result.stdout).toMatch(/^  description: "front",$/m);
+    expect(result.stdout).toMatch(/^ {2}description: "front",$/m);
   });
 
   it.each([

@@ -65,9 +65,7 @@ describe("importedInputs", () => {
         unused0: "local-lvm:vm-100-disk-9",
       }),
     );
-    expect(notes).toEqual([
-      "Kept as they are, as no input says them: cipassword, ide2, unused0.",
-    ]);
+    expect(notes).toEqual(["Kept as they are, as no input says them: cipassword, ide2, unused0."]);
   });
 
   it("leaves out a value the input refuses, says why, and names its keys once", () => {
