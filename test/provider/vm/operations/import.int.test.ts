@@ -90,9 +90,7 @@ describe("import (over HTTP)", () => {
       onBoot: true,
       pool: "legacy",
     });
-    expect(imported.notes.join("\n")).toMatch(
-      /Kept as they are, as no input says them: ide2\./,
-    );
+    expect(imported.notes.join("\n")).toMatch(/Kept as they are, as no input says them: ide2\./);
 
     sim.clearRequestLog();
     const inputs = checkVm(
