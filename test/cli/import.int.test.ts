@@ -85,7 +85,7 @@ describe("pulumi-proxmox import (over HTTP)", () => {
     const result = await run("--vmid", "7001", "--name", "front");
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^import \{ ProxmoxVm \} from "pulumi-proxmox";\n/);
-    expect(result.stdout).toMatch(/^export const front = new ProxmoxVm\("front", \{$/m);
+    expect(result.stdout).toMatch(/^const front = new ProxmoxVm\("front", \{$/m);
     expect(result.stdout).toMatch(/^ {2}description: "front",$/m);
   });
 
