@@ -91,7 +91,7 @@ describe("pulumi-proxmox import (over HTTP)", () => {
 
   it.each([
     ["a VMID that does not exist", "7999", /VM 7999 does not exist in the cluster/],
-    ["a template", "9000", /VM 9000 on pve1 is a template; import declares VMs/],
+    ["a template", "9000", /VM 9000 on pve1 is a template: import declares VMs/],
     [
       "a VM a stack manages",
       "7004",
