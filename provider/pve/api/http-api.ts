@@ -363,7 +363,7 @@ export class HttpProxmoxApi implements ProxmoxApi {
 
   nodeTasks(node: string, query: NodeTaskQuery): Promise<readonly NodeTask[]> {
     return this.#http.request("GET", ["nodes", node, "tasks"], schemas.nodeTasksSchema, {
-      query: defined({ source: query.source, since: query.since, limit: query.limit }),
+      query: defined({ ...query }),
     });
   }
 

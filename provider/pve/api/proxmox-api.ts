@@ -130,6 +130,10 @@ export interface NodeTaskQuery {
   readonly since?: number | undefined;
   /** At most this many rows (PVE's default is 50). */
   readonly limit?: number | undefined;
+  /** Only this guest's tasks. */
+  readonly vmid?: number | undefined;
+  /** Only tasks of this worker type, e.g. `qmrollback`. */
+  readonly typefilter?: string | undefined;
 }
 
 export interface TaskLogLine {
