@@ -13,6 +13,7 @@ import type {
   DownloadUrlRequest,
   GuestInterface,
   IsoUpload,
+  MappingType,
   MoveTarget,
   NodeBridge,
   NodeStorage,
@@ -22,6 +23,7 @@ import type {
   PoolMembership,
   ProxmoxApi,
   ProxmoxVersion,
+  ResourceMapping,
   StorageVolume,
   TaskLogLine,
   TaskStatus,
@@ -54,6 +56,8 @@ export class FakeProxmoxApi implements ProxmoxApi {
   ];
   /** The bridges every node has. */
   readonly bridges: string[] = ["vmbr0", "vmbr1"];
+  /** Resource mappings by `<type>/<id>`. */
+  readonly mappings = new Map<string, ResourceMapping>();
   readonly storages: NodeStorage[] = [
     {
       storage: "local",
@@ -191,6 +195,13 @@ export class FakeProxmoxApi implements ProxmoxApi {
   async nodeBridges(node: string): Promise<readonly NodeBridge[]> {
     this.#enter("nodeBridges", [node]);
     return this.bridges.map((iface) => ({ iface, type: "bridge" }));
+  }
+  async resourceMapping(type: MappingType, id: string): Promise<ResourceMapping> {
+    this.#enter("resourceMapping", [type, id]);
+    const mapping = this.mappings.get(`${type}/${id}`);
+    if (mapping === undefined)
+      throw new PermanentError("NOT_FOUND", `mapping '${id}' not found`, { status: 500 });
+    return mapping;
   }
   async vmConfig(node: string, vmid: number): Promise<VmConfig> {
     this.#enter("vmConfig", [node, vmid]);
