@@ -37,7 +37,8 @@ export const DISK_FIELDS = {
     doc:
       "The VM's disks, the boot disk included (by its slot, e.g. `scsi0`): a disk the VM lacks " +
       "is added, a larger `sizeGiB` grows it, another `storage` moves it; `remove: true` " +
-      "detaches it. Instead of `diskSize`, not with it.",
+      "detaches it. A running VM takes new `ioLimits` (MB/s and IOPS, with bursts) at once, an " +
+      "`aio` change at its next reboot. Instead of `diskSize`, not with it.",
     docType: "DiskArgs[]",
     schema: disksSchema,
     mayBeUnknown: true,

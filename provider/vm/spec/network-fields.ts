@@ -80,7 +80,8 @@ export const NETWORK_FIELDS = {
   networks: field({
     doc:
       "The VM's NICs in order (net0, net1…), each with the address its seed configures, matched " +
-      "by MAC. NICs beyond the list are removed; a NIC added to a running VM is hot-plugged.",
+      "by MAC. NICs beyond the list are removed; a NIC added to a running VM is hot-plugged, and a " +
+      "running VM takes new `trunks` or `linkDown` at once.",
     docType: "NicArgs[]",
     argType: "NicArgs[]",
     schema: networksSchema,
@@ -153,8 +154,12 @@ function sameNic(a: Nic, b: Nic): boolean {
  * setting too), the MAC when one is asked for, PVE's other options only when asked for.
  */
 function asked(now: Nic, want: Nic | NicInputs): Nic {
-  const only = <K extends "mac" | "firewall" | "mtu" | "rate" | "queues">(key: K) =>
-    want[key] === undefined ? {} : { [key]: key === "firewall" ? (now[key] ?? false) : now[key] };
+  const only = <K extends "mac" | "firewall" | "mtu" | "rate" | "queues" | "trunks" | "linkDown">(
+    key: K,
+  ) =>
+    want[key] === undefined
+      ? {}
+      : { [key]: key === "firewall" || key === "linkDown" ? (now[key] ?? false) : now[key] };
   return {
     model: now.model,
     bridge: now.bridge,
@@ -164,5 +169,7 @@ function asked(now: Nic, want: Nic | NicInputs): Nic {
     ...only("mtu"),
     ...only("rate"),
     ...only("queues"),
+    ...only("trunks"),
+    ...only("linkDown"),
   };
 }
