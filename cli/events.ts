@@ -68,7 +68,7 @@ export class ChangeCollector {
     if (metadata === undefined) return;
     if (metadata.type.startsWith("pulumi:providers:")) {
       const endpoint =
-        metadata.new?.inputs["proxmox:endpoint"] ?? metadata.old?.inputs["proxmox:endpoint"];
+        metadata.new?.inputs?.["proxmox:endpoint"] ?? metadata.old?.inputs?.["proxmox:endpoint"];
       if (typeof endpoint === "string") this.#hosts.set(metadata.urn, hostOf(endpoint));
       return;
     }
@@ -85,8 +85,10 @@ export class ChangeCollector {
       }
       return;
     }
-    if (this.#outcome && event.resOutputsEvent !== undefined && metadata.new !== undefined) {
-      seen.after = props(metadata.new.outputs);
+    // A delete's outcome has no new state (the engine sends null).
+    const after = metadata.new ?? undefined;
+    if (this.#outcome && event.resOutputsEvent !== undefined && after !== undefined) {
+      seen.after = props(after.outputs);
     }
     if (event.resourcePreEvent !== undefined || seen.step === undefined) {
       const keys = metadata.detailedDiff

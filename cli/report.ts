@@ -129,9 +129,11 @@ export function formatChanges(
 /** ` on provider dc2 (pve.dc2:8006)`, when the report names the change's cluster. */
 function onCluster(change: ResourceChange): string {
   if (change.provider === undefined) return "";
-  const where = change.cluster === undefined ? "" : ` (${change.cluster})`;
-  const config = change.provider === DEFAULT_PROVIDER ? " (the stack config's cluster)" : "";
-  return ` on provider ${change.provider}${where}${config}`;
+  const about = [
+    ...(change.cluster === undefined ? [] : [change.cluster]),
+    ...(change.provider === DEFAULT_PROVIDER ? ["the stack config's cluster"] : []),
+  ];
+  return ` on provider ${change.provider}${about.length > 0 ? ` (${about.join(", ")})` : ""}`;
 }
 
 function formatProperty(p: PropertyChange): string {
