@@ -43,7 +43,7 @@ export interface ResourceChange {
    * `Provider`'s name, or `default` for the stack config's cluster.
    */
   readonly provider?: string | undefined;
-  /** That explicit provider's endpoint host, e.g. `pve.dc2.example.com:8006`. */
+  /** That provider's endpoint host, e.g. `pve.dc2.example.com:8006`, when the engine's events carry it. */
   readonly cluster?: string | undefined;
   /**
    * The engine's step: `update`, `replace`, `create`, `delete`… or `refresh` when only the
