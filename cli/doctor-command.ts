@@ -6,6 +6,7 @@ import { TEMPLATE_STORAGE_DEFAULTS } from "../provider/entry";
 import { CONNECTION_FLAGS, CONNECTION_HELP, parseFlags, type Io } from "./args";
 import { connectionOf } from "./connection";
 import { doctor, type DoctorReport } from "./doctor";
+import type { ResourceMappingUse } from "./doctor-privileges";
 import { UsageError, writeReport, type ExitCode } from "./report";
 
 /** The table and the closing lines. */
@@ -52,6 +53,8 @@ the nodes and the clock. Exit 0 when nothing failed, 1 otherwise.
   --iso-storage ID        storage for the seed ISOs (default: local)
   --bridge NAME           a bridge the VMs use (repeatable; default: vmbr0)
   --pool NAME             a resource pool the VMs are put in (repeatable)
+  --mapping TYPE:ID       a resource mapping the VMs use: pci:gpu0 (hostPci), usb:key (usb),
+                          dir:share (virtiofs) (repeatable)
   --report FILE           also write the JSON report there
   --stack NAME            connect as this stack's provider does (its proxmox:* config)
   --provider NAME         with --stack: connect as the stack's explicit Provider NAME does (its
@@ -60,6 +63,16 @@ the nodes and the clock. Exit 0 when nothing failed, 1 otherwise.
   --backend URL           the --stack's state backend
 
 ${CONNECTION_HELP}`;
+
+/** `--mapping pci:gpu0`: the type and id of a resource mapping the VMs use. */
+function mappingUse(flag: string): ResourceMappingUse {
+  const match = /^(pci|usb|dir):([A-Za-z][\w-]+)$/.exec(flag);
+  if (match === null)
+    throw new UsageError(
+      `--mapping ${flag}: expected <type>:<id> with a type of pci, usb or dir, e.g. --mapping pci:gpu0`,
+    );
+  return { type: match[1] as ResourceMappingUse["type"], id: match[2] ?? "" };
+}
 
 export async function doctorCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
   const { values } = parseFlags(argv, {
@@ -71,6 +84,7 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
     "iso-storage": { type: "string" },
     bridge: { type: "string", multiple: true },
     pool: { type: "string", multiple: true },
+    mapping: { type: "string", multiple: true },
     report: { type: "string" },
     stack: { type: "string" },
     provider: { type: "string" },
@@ -118,6 +132,7 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
     isoStorage: values["iso-storage"],
     bridges: values.bridge,
     pools: values.pool,
+    mappings: (values.mapping ?? []).map(mappingUse),
   });
   const report = { ...checked, source };
   io.stdout(formatDoctor(report));
