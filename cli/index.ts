@@ -8,6 +8,7 @@ import { destroy } from "./destroy";
 import { doctorCommand } from "./doctor-command";
 import { drift } from "./drift";
 import type { EngineCommandOptions } from "./engine-command";
+import { importCommand } from "./import";
 import { formatReport, UsageError, type CommandReport, type ExitCode } from "./report";
 import { rollbackCommand } from "./rollback";
 import { sweepCommand } from "./sweep";
@@ -39,6 +40,7 @@ Commands:
   destroy   pulumi destroy for CI: exit 0 ok, 1 error
   doctor    check a Proxmox endpoint, token, privileges, template and storages: exit 0 or 1
   sweep     list (or --apply: delete) marked VMs and seed ISOs no given stack owns
+  import    print the ProxmoxVm declaration (adopt: { vmid }) of an existing VM, or of many
   rollback  roll a stack's VM back to a snapshot, then show the drift \`up\` will see
 
 Run \`pulumi-proxmox <command> --help\` for its flags. Docs: docs/cli.md`;
@@ -68,6 +70,8 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
         return await doctorCommand(rest, io);
       case "sweep":
         return await sweepCommand(rest, io);
+      case "import":
+        return await importCommand(rest, io);
       case "rollback":
         return await rollbackCommand(rest, io);
       case undefined:

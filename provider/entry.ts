@@ -186,3 +186,10 @@ export { parseSeedName } from "./vm/seed/seed-name";
 export { TEMPLATE_STORAGE_DEFAULTS } from "./template/template-inputs";
 export { imageIdentityOf, readTemplateMark } from "./template/mark";
 export { IMPORT_MIN_RELEASE, importsDiskImages } from "./template/preflight";
+export {
+  importVm,
+  importVms,
+  type ImportFilter,
+  type ImportedVm,
+  type SkippedVm,
+} from "./vm/operations/import";
