@@ -3,7 +3,7 @@ import { ProxmoxVm } from "pulumi-proxmox";
 
 // Connection settings come from stack config (`proxmox:endpoint`, `proxmox:apiToken` as a
 // secret, `proxmox:caCert`) or from PROXMOX_VE_ENDPOINT / PROXMOX_VE_API_TOKEN. The mappings
-// are made once by an admin (Datacenter → Resource Mappings, or setup-mappings.mjs here).
+// are made once by an admin (Datacenter → Resource Mappings, or setup-mappings.js here).
 const config = new pulumi.Config();
 const template = config.get("template") ?? "debian-12-cloud";
 const share = config.get("shareMapping") ?? "datasets";

@@ -12,7 +12,7 @@ import { copyExample, run } from "./support";
  * by the example's own setup script over PVE's API.
  */
 describe("examples/gpu-worker through the real engine against the simulator", () => {
-  const stack = useStack({ dir: copyExample("gpu-worker") }, { destroyAfter: true });
+  const stack = useStack({ dir: copyExample("gpu-worker") });
   const { sim, dir } = stack;
   const set = async (key: string, value: string) =>
     expect((await stack.pulumi(["config", "set", key, value])).code).toBe(0);
@@ -20,7 +20,7 @@ describe("examples/gpu-worker through the real engine against the simulator", ()
     (JSON.parse((await stack.pulumi(["stack", "output", "--json"])).stdout) as { vmids: number[] })
       .vmids;
 
-  it("makes its mappings with setup-mappings.mjs, over PVE's API with the admin's token", async () => {
+  it("makes its mappings with setup-mappings.js, over PVE's API with the admin's token", async () => {
     const ca = path.join(dir, "pve-ca.pem");
     fs.writeFileSync(ca, sim.caCertPem);
     const env = {
@@ -29,7 +29,7 @@ describe("examples/gpu-worker through the real engine against the simulator", ()
       PROXMOX_VE_API_TOKEN: sim.apiToken,
       NODE_EXTRA_CA_CERTS: ca,
     };
-    const args = ["setup-mappings.mjs", "pve1", "0000:01:00.0", "10de:2204", "/srv/datasets"];
+    const args = ["setup-mappings.js", "pve1", "0000:01:00.0", "10de:2204", "/srv/datasets"];
     expectSuccess(await run("node", args, dir, env));
     // Beside them, as an admin adds them: a second GPU and a USB licence dongle.
     sim.faults.setMapping("pci", "gpu1", { map: ["node=pve1,path=0000:02:00.0,id=10de:2204"] });

@@ -2,7 +2,7 @@
 // (Datacenter → Resource Mappings). Needs Mapping.Modify on /mapping, e.g. root@pam's token:
 //
 //   PROXMOX_VE_ENDPOINT=https://pve.example:8006 PROXMOX_VE_API_TOKEN='root@pam!admin=…' \
-//   NODE_EXTRA_CA_CERTS=./pve-ca.pem node setup-mappings.mjs pve1 0000:01:00.0 10de:2204 /srv/datasets
+//   NODE_EXTRA_CA_CERTS=./pve-ca.pem node setup-mappings.js pve1 0000:01:00.0 10de:2204 /srv/datasets
 //
 // Arguments: the node, the GPU's PCI path and vendor:device id, and the directory to share.
 // Further `<path> <id>` pairs after the directory add more GPUs to the same mapping.
@@ -11,7 +11,7 @@ const endpoint = process.env.PROXMOX_VE_ENDPOINT;
 const token = process.env.PROXMOX_VE_API_TOKEN;
 if (!node || !gpuPath || !gpuId || !directory || !endpoint || !token) {
   console.error(
-    "usage: node setup-mappings.mjs <node> <gpu path> <gpu id> <directory> [<path> <id>]…",
+    "usage: node setup-mappings.js <node> <gpu path> <gpu id> <directory> [<path> <id>]…",
   );
   console.error("with PROXMOX_VE_ENDPOINT and PROXMOX_VE_API_TOKEN set");
   process.exit(2);
@@ -31,9 +31,16 @@ async function create(type, id, map) {
   console.log(`created ${type} mapping ${id}`);
 }
 
-await create(
-  "pci",
-  "gpu0",
-  gpus.map(([path, id]) => `node=${node},path=${path},id=${id}`),
-);
-await create("dir", "datasets", [`node=${node},path=${directory}`]);
+async function main() {
+  await create(
+    "pci",
+    "gpu0",
+    gpus.map(([path, id]) => `node=${node},path=${path},id=${id}`),
+  );
+  await create("dir", "datasets", [`node=${node},path=${directory}`]);
+}
+
+main().catch((error) => {
+  console.error(error.message);
+  process.exit(1);
+});
