@@ -73,6 +73,8 @@ export interface DoctorReport {
   readonly toGrant: readonly string[];
   /** 0 when no check failed (warnings allowed), else 1. */
   readonly exitCode: ExitCode;
+  /** The CLI's doctor: where the settings were read (`provider dc2 of stack dev`, `stack dev's config`). */
+  readonly source?: string | undefined;
 }
 
 /** Runs every check; resolves with the report (never rejects for a PVE answer). */

@@ -48,15 +48,17 @@ export interface ProxmoxVmArgs {
   readonly diskSize?: pulumi.Input<ArgOf<"diskSize">>;
   /**
    * The VM's disks, the boot disk included (by its slot, e.g. `scsi0`): a disk the VM lacks is
-   * added, a larger `sizeGiB` grows it, another `storage` moves it; `remove: true` detaches it.
-   * Instead of `diskSize`, not with it.
+   * added, a larger `sizeGiB` grows it, another `storage` moves it; `remove: true` detaches it. A
+   * running VM takes new `ioLimits` (MB/s and IOPS, with bursts) at once, an `aio` change at its
+   * next reboot. Instead of `diskSize`, not with it.
    */
   readonly disks?: pulumi.Input<ArgOf<"disks">>;
   /** The VM's NIC (net0) and the address its seed configures; the one-NIC form of `networks`. */
   readonly network?: pulumi.Input<NetworkArgs>;
   /**
    * The VM's NICs in order (net0, net1…), each with the address its seed configures, matched by
-   * MAC. NICs beyond the list are removed; a NIC added to a running VM is hot-plugged.
+   * MAC. NICs beyond the list are removed; a NIC added to a running VM is hot-plugged, and a
+   * running VM takes new `trunks` or `linkDown` at once.
    */
   readonly networks?: pulumi.Input<NicArgs[]>;
   /** DNS servers the seed configures (on the first NIC). With `network`, set them there. */

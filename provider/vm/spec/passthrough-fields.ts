@@ -23,6 +23,7 @@ import {
   parseHostPci,
   parseUsb,
   parseVirtiofs,
+  probeList,
   usbSchema,
   virtiofsSchema,
 } from "./passthrough";
@@ -80,7 +81,11 @@ export const PASSTHROUGH_FIELDS = {
         'machine has: set machine: "q35", or leave pcie out.'
       );
     },
-    readBack: { from: "vm", read: readList("hostpci", parseHostPci) },
+    readBack: {
+      from: "vm",
+      read: readList("hostpci", parseHostPci),
+      probe: ({ config }) => probeList(config, "hostpci", parseHostPci),
+    },
     example: {
       valid: [{ mapping: "gpu0", xVga: true }, { host: "0000:02:00.0" }],
       invalid: [{ mapping: "gpu0", host: "0000:01:00.0" }],
@@ -99,7 +104,11 @@ export const PASSTHROUGH_FIELDS = {
     configKeys: { format: (list) => keysOf("usb", list, formatUsb), same: sameBy(parseUsb) },
     ownsKeys: /^usb\d+$/,
     hotKeys: USB_HOT,
-    readBack: { from: "vm", read: readList("usb", parseUsb) },
+    readBack: {
+      from: "vm",
+      read: readList("usb", parseUsb),
+      probe: ({ config }) => probeList(config, "usb", parseUsb),
+    },
     example: {
       valid: [{ mapping: "yubikey", usb3: true }, { host: "1050:0407" }],
       invalid: [{ usb3: true }],
@@ -122,7 +131,11 @@ export const PASSTHROUGH_FIELDS = {
       same: sameBy(parseVirtiofs),
     },
     ownsKeys: /^virtiofs\d$/,
-    readBack: { from: "vm", read: readList("virtiofs", parseVirtiofs) },
+    readBack: {
+      from: "vm",
+      read: readList("virtiofs", parseVirtiofs),
+      probe: ({ config }) => probeList(config, "virtiofs", parseVirtiofs),
+    },
     example: {
       valid: [{ mapping: "datasets", cache: "always", exposeAcl: true }],
       invalid: [{ mapping: "datasets", cache: "sometimes" }],
