@@ -9,6 +9,7 @@ const template = config.get("template") ?? "debian-12-cloud";
 const share = config.get("shareMapping") ?? "datasets";
 const gpuHost = config.get("gpuHost") ?? "";
 const usbMapping = config.get("usbMapping") ?? "";
+const readMBps = config.getNumber("diskReadMBps") ?? 400;
 
 const workers = Array.from({ length: config.getNumber("workers") ?? 1 }, (_, i) => {
   return new ProxmoxVm(`gpu-worker-${i}`, {
@@ -18,6 +19,10 @@ const workers = Array.from({ length: config.getNumber("workers") ?? 1 }, (_, i) 
     memory: 16384,
     // A GPU on the PCI Express bus needs the q35 machine.
     machine: "q35",
+    // The boot disk, throttled so a worker's dataset reads do not starve its neighbours.
+    disks: [{ interface: "scsi0", sizeGiB: 32, ioLimits: { readMBps, writeMBps: 200 } }],
+    // A trunk port: the guest tags its own VLANs (10 for jobs, 20 for storage).
+    networks: [{ bridge: "vmbr0", trunks: [10, 20] }],
     hostPci: [
       gpuHost === ""
         ? { mapping: config.get("gpuMapping") ?? "gpu0", pcie: true }

@@ -8,8 +8,8 @@ import { copyExample, run } from "./support";
 
 /**
  * examples/gpu-worker through the real engine: the issue's passthrough VM (a mapped GPU on q35's
- * PCI Express bus, a mapped USB key, a virtiofs share, an RNG and a watchdog), the mappings made
- * by the example's own setup script over PVE's API.
+ * PCI Express bus, a mapped USB key, a virtiofs share, an RNG, a watchdog, disk I/O limits and a
+ * trunked NIC), the mappings made by the example's own setup script over PVE's API.
  */
 describe("examples/gpu-worker through the real engine against the simulator", () => {
   const stack = useStack({ dir: copyExample("gpu-worker") });
@@ -36,7 +36,7 @@ describe("examples/gpu-worker through the real engine against the simulator", ()
     sim.faults.setMapping("usb", "dongle", { map: ["node=pve1,id=1050:0407"] });
   });
 
-  it("creates the worker with its GPU, USB key, share, RNG and watchdog, and three refreshes find no drift", async () => {
+  it("creates the worker with its GPU, USB key, share, RNG, watchdog, I/O limits and trunk, and three refreshes find no drift", async () => {
     await set("usbMapping", "dongle");
     await stack.up();
     const [vmid] = await vmids();
@@ -49,10 +49,23 @@ describe("examples/gpu-worker through the real engine against the simulator", ()
       rng0: "source=/dev/urandom",
       watchdog: "model=i6300esb,action=reset",
     });
+    expect(String(vm?.config["scsi0"])).toMatch(/mbps_rd=400,mbps_wr=200/);
+    expect(String(vm?.config["net0"])).toMatch(/trunks=10;20/);
     expect([vm?.status, vm?.pciDevices]).toEqual(["running", ["0000:01:00.0"]]);
     for (let i = 0; i < 3; i++) {
       expectSuccess(await stack.pulumi(["preview", "--refresh", "--expect-no-changes"]));
     }
+  });
+
+  it("applies a new disk read limit to the running worker without a reboot", async () => {
+    const [vmid] = await vmids();
+    const startedAt = sim.model.vms.get(vmid ?? 0)?.startedAt;
+    await set("diskReadMBps", "100");
+    const up = await stack.up();
+    expect(up.stdout).not.toContain("rebooting");
+    const vm = sim.model.vms.get(vmid ?? 0);
+    expect(String(vm?.config["scsi0"])).toMatch(/mbps_rd=100/);
+    expect([vm?.status, vm?.startedAt]).toEqual(["running", startedAt]);
   });
 
   it("reboots the worker to give it another GPU, as rebootPolicy allows", async () => {
