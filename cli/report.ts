@@ -5,10 +5,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { canonical } from "../provider/entry";
-import { DEFAULT_PROVIDER } from "./stack-clusters";
 
 /** 0 ok / clean, 1 error, 2 drift found (drift only). */
 export type ExitCode = 0 | 1 | 2;
+
+/** How reports name the stack config's cluster (the engine's default provider). */
+export const DEFAULT_PROVIDER = "default";
 
 /** A bad flag or option: reported as an error with exit code 1, before anything runs. */
 export class UsageError extends Error {

@@ -8,9 +8,8 @@ import * as path from "node:path";
 import type { ConnectionConfig } from "../provider/entry";
 import { selectStack, type StackSelection } from "./automation";
 import { connectionOf, type ConnectionFlags } from "./connection";
-import { UsageError } from "./report";
+import { DEFAULT_PROVIDER, UsageError } from "./report";
 import {
-  DEFAULT_PROVIDER,
   explicitProviders,
   providerConnection,
   usesDefaultProvider,

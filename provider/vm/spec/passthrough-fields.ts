@@ -23,7 +23,6 @@ import {
   parseHostPci,
   parseUsb,
   parseVirtiofs,
-  probeList,
   usbSchema,
   virtiofsSchema,
 } from "./passthrough";
@@ -48,6 +47,26 @@ const readList =
       const now = parse(text(config[`${prefix}${i}`]));
       return now === undefined ? [] : [asked(now, item)];
     });
+
+/**
+ * All a VM sets of a list (`pulumi-proxmox import`): hostpci0, hostpci1… up to the first gap (the
+ * program's list is numbered from 0, so a later key cannot be said), each without PVE's defaults.
+ */
+const probeList =
+  <T extends object>(
+    prefix: string,
+    parse: (value: string | undefined) => Required<T> | undefined,
+  ) =>
+  ({ config }: { config: Readonly<Record<string, unknown>> }): T[] | undefined => {
+    const defaults = parse("") as Record<string, unknown>;
+    const list: T[] = [];
+    for (let i = 0; config[`${prefix}${i}`] !== undefined; i++) {
+      const now = parse(text(config[`${prefix}${i}`])) as Record<string, unknown>;
+      const set = Object.entries(now).filter(([k, v]) => v !== undefined && v !== defaults[k]);
+      list.push(Object.fromEntries(set) as T);
+    }
+    return list.length === 0 ? undefined : list;
+  };
 
 const isQ35 = (machine: unknown) => typeof machine === "string" && /q35/.test(machine);
 
@@ -84,7 +103,7 @@ export const PASSTHROUGH_FIELDS = {
     readBack: {
       from: "vm",
       read: readList("hostpci", parseHostPci),
-      probe: ({ config }) => probeList(config, "hostpci", parseHostPci),
+      probe: probeList("hostpci", parseHostPci),
     },
     example: {
       valid: [{ mapping: "gpu0", xVga: true }, { host: "0000:02:00.0" }],
@@ -107,7 +126,7 @@ export const PASSTHROUGH_FIELDS = {
     readBack: {
       from: "vm",
       read: readList("usb", parseUsb),
-      probe: ({ config }) => probeList(config, "usb", parseUsb),
+      probe: probeList("usb", parseUsb),
     },
     example: {
       valid: [{ mapping: "yubikey", usb3: true }, { host: "1050:0407" }],
@@ -134,7 +153,7 @@ export const PASSTHROUGH_FIELDS = {
     readBack: {
       from: "vm",
       read: readList("virtiofs", parseVirtiofs),
-      probe: ({ config }) => probeList(config, "virtiofs", parseVirtiofs),
+      probe: probeList("virtiofs", parseVirtiofs),
     },
     example: {
       valid: [{ mapping: "datasets", cache: "always", exposeAcl: true }],

@@ -140,34 +140,6 @@ export function parseVirtiofs(value: string | undefined): Required<Virtiofs> | u
   };
 }
 
-/** PVE's option names in the input's terms. */
-const INPUT_NAMES: Readonly<Record<string, string>> = {
-  "x-vga": "xVga",
-  "direct-io": "directIo",
-  "expose-acl": "exposeAcl",
-  "expose-xattr": "exposeXattr",
-};
-
-/**
- * Every device the config lists under `prefix` from 0 on, each with the options its value spells
- * out (`pulumi-proxmox import`); the list stops at the first gap, as the input cannot skip one.
- */
-export function probeList<T extends object>(
-  config: Readonly<Record<string, unknown>>,
-  prefix: string,
-  parse: (value: string | undefined) => Required<T> | undefined,
-): T[] | undefined {
-  const out: T[] = [];
-  for (let i = 0; config[`${prefix}${i}`] !== undefined; i++) {
-    const value = String(config[`${prefix}${i}`]);
-    const now = parse(value);
-    if (now === undefined) break;
-    const spelled = Object.keys(propertyString(value, "")).map((key) => INPUT_NAMES[key] ?? key);
-    out.push(asked(now, Object.fromEntries(spelled.map((key) => [key, true])) as T));
-  }
-  return out.length === 0 ? undefined : out;
-}
-
 /**
  * What PVE holds in the input's terms, only the options the program sets (an option PVE holds
  * that the input leaves out is not drift); the device's identity (mapping or host) always.
