@@ -53,6 +53,7 @@ export function createAdminHandler(target: AdminTarget) {
     const vm = /^\/_sim\/vms\/(\d+)(\/.*)?$/.exec(path);
     const node = /^\/_sim\/nodes\/([^/]+)\/(down|up)$/.exec(path);
     const bridges = /^\/_sim\/nodes\/([^/]+)\/bridges$/.exec(path);
+    const snippet = /^\/_sim\/nodes\/([^/]+)\/storage\/([^/]+)\/snippets\/([^/]+)$/.exec(path);
     try {
       const key = `${method} ${vm === null ? path : `/_sim/vms/{vmid}${vm[2] ?? ""}`}`;
       const vmid = Number(vm?.[1]);
@@ -139,6 +140,11 @@ export function createAdminHandler(target: AdminTarget) {
           throw new Error("'bridges' (a list of bridge names) is required");
         f.setBridges(bridges[1] ?? "", list as string[]);
         return send(res, 200, { ok: true });
+      }
+      if (snippet !== null && method === "PUT") {
+        const [, node = "", storage = "", file = ""] = snippet;
+        const volid = f.putSnippet(node, storage, file, body["executable"] !== false);
+        return send(res, 200, { volid });
       }
       return send(res, 404, { error: `no admin route '${method} ${path}'` });
     } catch (err) {

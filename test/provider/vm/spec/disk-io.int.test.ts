@@ -4,7 +4,6 @@ import type { OperationContext } from "../../../../provider/pve/context";
 import { checkVm } from "../../../../provider/vm/operations/check";
 import { createVm } from "../../../../provider/vm/operations/create";
 import { deleteVm } from "../../../../provider/vm/operations/delete";
-import { readVm } from "../../../../provider/vm/operations/read";
 import { updateVm } from "../../../../provider/vm/operations/update";
 import type { ResolvedInputs } from "../../../../provider/vm/steps/resolved-inputs";
 import { startSimulator, type Simulator } from "../../../../simulator";
