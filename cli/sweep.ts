@@ -1,7 +1,7 @@
 /**
  * `pulumi-proxmox sweep`: lists the VMs, seed ISOs, templates and downloaded images that carry
  * this package's mark but that no given stack's state owns — the leftovers of killed runs or lost
- * state — and, with `--apply`, removes them with the provider's own ordered deletes: VMs first
+ * state — and the snapshots a killed protected update left on owned VMs, and, with `--apply`, removes them with the provider's own ordered deletes: VMs first
  * (stop → seeds → destroy), then templates (refused while linked clones exist), then images and
  * seeds nothing references. A VM or template without the mark, or whose identity a given state
  * holds, is never touched.
@@ -88,8 +88,9 @@ function formatSweep(report: SweepReport): string {
 const HELP = `Usage: pulumi-proxmox sweep [--cwd DIR] --stack NAME [--stack NAME ...] [--apply]
 
 Lists VMs, seed ISOs, templates and downloaded images that carry pulumi-proxmox's mark but that
-no given stack owns; --apply deletes them (VMs, then templates without linked clones, then images
-and seeds). Give EVERY stack that manages VMs or templates on this cluster.
+no given stack owns, and snapshots an interrupted rollbackOnFailure update left on owned VMs;
+--apply deletes them (snapshots, VMs, then templates without linked clones, then images and
+seeds). Give EVERY stack that manages VMs or templates on this cluster.
 
   --stack NAME            a stack whose state owns VMs or templates (repeatable; uses the --cwd before it)
   --cwd DIR               the program directory of the --stack flags that follow

@@ -11,7 +11,7 @@ import type { VmPendingConfig } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
 import { keysWithInputs } from "../spec/apply";
 import { adoptionWrite } from "./adopt-vm";
-import type { ConvergedVm } from "./converge";
+import type { ConvergedVm, ConvergeOptions } from "./converge";
 import { writeConfig, type ConvergeRun } from "./converge-run";
 import { planDisks, runDiskWork } from "./disk-step";
 import { ensurePool } from "./pool-step";
@@ -24,7 +24,7 @@ export async function convergeAdopted(
   vm: VmLocation,
   desired: ResolvedInputs,
   naming: Naming,
-  options: { readonly known?: VmPendingConfig | undefined; readonly leftPool?: string | undefined },
+  options: Pick<ConvergeOptions, "known" | "leftPool" | "beforeWrites">,
 ): Promise<ConvergedVm> {
   const run: ConvergeRun = { ctx, vm, desired, naming, budgetMs: desired.timeouts.taskMs };
   if (vm.node !== desired.node && desired.nodeDrift !== "accept") {
@@ -34,6 +34,7 @@ export async function convergeAdopted(
     );
   }
   const known = options.known ?? (await ctx.api.vmPending(vm.node, vm.vmid));
+  await options.beforeWrites?.(vm, known);
   const config = known.config;
   const { set, deleted, seen } = adoptionWrite(config, desired, naming);
   // A shrink was refused by check; refused again here, before anything is written.
