@@ -59,6 +59,24 @@ const FAMILIES: readonly Family[] = [
     transient: false,
     pattern: /has wrong type '[^']*' - needs to be 'images' or 'import'/,
   },
+  // pve-guest-common AbstractConfig.pm __snapshot_prepare (a snapshot task's exit).
+  { code: "ALREADY_EXISTS", transient: false, pattern: /^snapshot name '[^']*' already used/ },
+  // AbstractConfig.pm __snapshot_prepare: a disk's storage or format cannot be snapshotted.
+  { code: "UNSUPPORTED", transient: false, pattern: /^snapshot feature is not available/ },
+  // qemu-server API2/Qemu.pm snapshot: `current` and `pending` name other things.
+  {
+    code: "INVALID_PARAM",
+    transient: false,
+    pattern: /^unable to use snapshot name '[^']*' \(reserved name\)/,
+  },
+  // What a snapshot forbids: Qemu.pm move_vm_disk (delete=1), resize_vm before 8.0.2 (qcow2),
+  // ZFSPoolPlugin.pm volume_rollback_is_possible (only the newest snapshot).
+  {
+    code: "BAD_STATE",
+    transient: false,
+    pattern:
+      /^you can't move a disk with snapshots and delete the source|^can't resize volume: \S+ if snapshot exists|^can't rollback, more recent snapshots exist/,
+  },
   // Cluster.pm check_cfs_quorum: "cluster not ready - no quorum?".
   { code: "UNAVAILABLE", transient: true, pattern: /cluster not ready - no quorum\?/ },
   // API2/Qemu/Agent.pm: "QEMU guest agent is not running" (guest-ping failed).

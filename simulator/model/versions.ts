@@ -27,6 +27,8 @@ export interface VersionProfile {
   readonly agentPrivileges: readonly string[];
   /** `PUT …/resize` forks a `resize` task (UPID); before 8.0 it resizes at once and answers null. */
   readonly resizeIsTask: boolean;
+  /** A qcow2 disk cannot grow while the VM has snapshots (fixed in qemu-server 8.0.2, #517). */
+  readonly resizeRefusesQcow2Snapshots: boolean;
   /** A NIC's bridge needs `SDN.Use` on `/sdn/zones/localnetwork/<bridge>[/<tag>]` (8.0 and later). */
   readonly bridgeNeedsSdnUse: boolean;
   /** `status/current` carries `clipboard` (8.x and later). */
@@ -132,6 +134,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     privileges: PVE8_PRIVILEGES.filter((privilege) => !ADDED_IN_8.has(privilege)),
     agentPrivileges: ["VM.Monitor"],
     resizeIsTask: false,
+    resizeRefusesQcow2Snapshots: true,
     bridgeNeedsSdnUse: false,
     clipboardInStatus: false,
     hostPressureInStatus: false,
@@ -149,6 +152,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     privileges: PVE8_PRIVILEGES,
     agentPrivileges: ["VM.Monitor"],
     resizeIsTask: true,
+    resizeRefusesQcow2Snapshots: false,
     bridgeNeedsSdnUse: true,
     clipboardInStatus: true,
     hostPressureInStatus: false,
@@ -169,6 +173,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     ]),
     agentPrivileges: ["VM.GuestAgent.Audit", "VM.GuestAgent.Unrestricted"],
     resizeIsTask: true,
+    resizeRefusesQcow2Snapshots: false,
     bridgeNeedsSdnUse: true,
     clipboardInStatus: true,
     hostPressureInStatus: true,

@@ -19,6 +19,8 @@ import { qemuCreateRoutes } from "./qemu-create.js";
 import { qemuDiskRoutes } from "./qemu-disk.js";
 import { qemuPowerRoutes } from "./qemu-power.js";
 import { qemuReadRoutes } from "./qemu-read.js";
+import { qemuSnapshotRoutes } from "./qemu-snapshot.js";
+import { qemuSnapshotRollbackRoutes } from "./qemu-snapshot-rollback.js";
 import { qemuTemplateRoutes } from "./qemu-template.js";
 import { storageRoutes } from "./storage.js";
 import { storageStatusRoutes } from "./storage-status.js";
@@ -43,6 +45,8 @@ export function buildRouter(): Router<SimContext> {
     ...qemuCreateRoutes,
     ...qemuTemplateRoutes,
     ...qemuDiskRoutes,
+    ...qemuSnapshotRoutes,
+    ...qemuSnapshotRollbackRoutes,
     ...agentRoutes,
     ...agentInfoRoutes,
     ...nodeStatusRoutes,

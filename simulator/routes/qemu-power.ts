@@ -33,7 +33,7 @@ export function markStopped(sim: SimContext, vm: VmRecord): void {
 }
 
 /** The start worker (vm_start): checks run inside the task, so every failure is a task error. */
-async function startWorker(
+export async function startWorker(
   sim: SimContext,
   node: string,
   vmid: number,

@@ -40,6 +40,7 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   vmStatus: "read",
   nodeVms: "read",
   agentInterfaces: "read",
+  vmSnapshots: "read",
   storageContent: "read",
   taskLog: "read",
   taskStatus: "none",
@@ -53,6 +54,9 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   stopVm: "idempotent",
   shutdownVm: "idempotent",
   uploadIso: "idempotent",
+  updateSnapshot: "idempotent",
+  // A repeat finds the snapshot gone: the caller counts NOT_FOUND as deleted.
+  deleteSnapshot: "idempotent",
   cloneVm: "unsafe",
   createVm: "unsafe",
   convertToTemplate: "unsafe",
@@ -63,6 +67,10 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   // A repeated add or removal is refused ("already a pool member"): the next `up` reads the
   // listing and does only what is left.
   updatePoolMembership: "unsafe",
+  // A second snapshot of one name fails ("already used"), hiding the first one's success; a
+  // second rollback would discard whatever happened after the first.
+  createSnapshot: "unsafe",
+  rollbackSnapshot: "unsafe",
 };
 
 /** Whether `method` only reads (a GET that changes nothing on PVE and sees no change end). */
@@ -84,6 +92,7 @@ const REQUEST_NAMES: Readonly<Record<Method, string>> = {
   vmStatus: "GET status",
   nodeVms: "GET node VMs",
   agentInterfaces: "GET guest interfaces",
+  vmSnapshots: "GET snapshots",
   storageContent: "GET storage content",
   taskLog: "GET task log",
   taskStatus: "GET task status",
@@ -105,6 +114,10 @@ const REQUEST_NAMES: Readonly<Record<Method, string>> = {
   migrateVm: "POST migrate",
   moveDisk: "POST move_disk",
   updatePoolMembership: "PUT pool",
+  createSnapshot: "POST snapshot",
+  updateSnapshot: "PUT snapshot config",
+  rollbackSnapshot: "POST snapshot rollback",
+  deleteSnapshot: "DELETE snapshot",
 };
 
 export interface RetryingApiOptions {
