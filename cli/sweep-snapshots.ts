@@ -70,10 +70,10 @@ export function snapshotItem(
 }
 
 /** Deletes the snapshot (the VM keeps its current state), waiting for the task. */
-export function removeSnapshot(
+export async function removeSnapshot(
   ctx: OperationContext,
   snapshot: LeftSnapshot,
   taskMs: number,
 ): Promise<void> {
-  return deleteSnapshot(ctx, snapshot, snapshot.name, taskMs);
+  await deleteSnapshot(ctx, snapshot, snapshot.name, taskMs);
 }

@@ -28,7 +28,7 @@ export { seedOwnerOf } from "./vm/identity";
 export { TEMPLATE_TYPE, VM_TYPE } from "./glue/resource-types";
 /** How every message names a VM (`VM 13695 on pve1`): the CLI uses the same form. */
 export { vmLabel } from "./pve/errors";
-export { deleteSnapshot } from "./vm/rollback/snapshot-steps";
+export { deleteSnapshot } from "./pve/snapshot-tasks";
 export { isLeftOver as isLeftOverSnapshot } from "./vm/rollback/snapshot-name";
 
 /** A VM the CLI found by its mark: its VMID, the identity and name the mark and VM carry. */

@@ -13,6 +13,12 @@
 import type { VmConfig, VmPendingConfig } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
 import { PermanentError, isProxmoxError, vmLabel, type ErrorCode } from "../../pve/errors";
+import {
+  deleteSnapshot,
+  listSnapshots,
+  rollbackToSnapshot,
+  takeSnapshot,
+} from "../../pve/snapshot-tasks";
 import { guestRunning } from "../state/vm-facts";
 import type { BeforeWrites, ConvergedVm } from "../steps/converge";
 import { planDisks } from "../steps/disk-step";
@@ -21,7 +27,7 @@ import type { VmLocation } from "../steps/vm-location";
 import { disruptionsOf } from "./disruption";
 import { snapshotRefusals } from "./refusals";
 import { IN_PROGRESS, isLeftOver, updateSnapshotName } from "./snapshot-name";
-import { deleteSnapshot, finishSnapshot, startAgain, dropAddedVolumes } from "./snapshot-steps";
+import { dropAddedVolumes, finishSnapshot, startAgain } from "./snapshot-steps";
 
 /** `rollbackOnFailure` resolved: how many snapshots of successful updates to keep, and RAM. */
 export interface RollbackSettings {
@@ -78,7 +84,7 @@ export async function withRollback(
     if (taken === undefined) throw cause;
     throw await rollBack(update, taken, cause);
   }
-  if (taken !== undefined) await finishSnapshot(update.ctx, taken, update.settings.keep, budget(update));
+  if (taken !== undefined) await finishSnapshot(update.ctx, taken, update.settings.keep);
   return now;
 }
 
@@ -96,16 +102,24 @@ async function takeIfDisruptive(
   const { ctx, desired, settings } = update;
   const label = vmLabel(vm);
   const [listed, status] = await Promise.all([
-    ctx.api.vmSnapshots(vm.node, vm.vmid),
+    listSnapshots(ctx, vm),
     ctx.api.vmStatus(vm.node, vm.vmid),
   ]);
   const wasRunning = guestRunning(status.status, status.qmpstatus);
   const left = listed.snapshots.find(isLeftOver);
   if (left !== undefined) {
-    ctx.progress(`${label}: finishing the update an interrupted run left under snapshot ${left.name}`);
+    ctx.progress(
+      `${label}: finishing the update an interrupted run left under snapshot ${left.name}`,
+    );
     return { vm, name: left.name, wasRunning, before: known.config };
   }
-  const reasons = disruptionsOf({ vm, known, desired, naming: update.naming, adopted: update.adopted });
+  const reasons = disruptionsOf({
+    vm,
+    known,
+    desired,
+    naming: update.naming,
+    adopted: update.adopted,
+  });
   if (reasons.length === 0) return undefined;
   const refusals = snapshotRefusals({
     vm,
@@ -122,15 +136,14 @@ async function takeIfDisruptive(
     );
   }
   const name = updateSnapshotName({ identity: update.naming.identity, desired }, Date.now());
-  const step = `${label}: taking snapshot ${name} before ${reasons.join(", ")}`;
-  ctx.progress(step);
+  ctx.progress(`${label}: the update is disruptive: ${reasons.join(", ")}`);
   try {
-    const upid = await ctx.api.createSnapshot(vm.node, vm.vmid, {
+    const request = {
       name,
       description: IN_PROGRESS,
       vmstate: settings.includeRam && wasRunning,
-    });
-    await ctx.waitForTask(vm.node, upid, { budgetMs: budget(update), step });
+    };
+    await takeSnapshot(ctx, vm, request);
   } catch (error) {
     const why = (error instanceof Error ? error.message : String(error)).replace(/\.+$/, "");
     throw new UpdateUndoneError(
@@ -147,7 +160,11 @@ async function takeIfDisruptive(
 }
 
 /** A VM that ran before the update and should run after it runs; converge waited for its address. */
-async function assertCameBack(update: GuardedUpdate, taken: Taken, now: ConvergedVm): Promise<void> {
+async function assertCameBack(
+  update: GuardedUpdate,
+  taken: Taken,
+  now: ConvergedVm,
+): Promise<void> {
   if (!taken.wasRunning || !update.desired.started) return;
   const status = await update.ctx.api.vmStatus(now.node, now.vmid);
   if (guestRunning(status.status, status.qmpstatus)) return;
@@ -171,13 +188,11 @@ async function rollBack(update: GuardedUpdate, taken: Taken, cause: unknown): Pr
   const label = vmLabel(vm);
   const started = Date.now();
   ctx.progress(`${label}: rolling back (${why.split("\n")[0] ?? why})`);
-  const step = `${label}: rolling back to snapshot ${name}`;
   try {
-    const upid = await ctx.api.rollbackSnapshot(vm.node, vm.vmid, name, false);
-    await ctx.waitForTask(vm.node, upid, { budgetMs: budget(update), step });
+    await rollbackToSnapshot(ctx, vm, name, { start: false });
     await dropAddedVolumes(ctx, vm, taken.before, budget(update));
     if (taken.wasRunning) await startAgain(ctx, vm, budget(update));
-    await deleteSnapshot(ctx, vm, name, budget(update));
+    await deleteSnapshot(ctx, vm, name);
   } catch (error) {
     const failed = (error instanceof Error ? error.message : String(error)).replace(/\.+$/, "");
     return new PermanentError(
@@ -200,5 +215,4 @@ async function rollBack(update: GuardedUpdate, taken: Taken, cause: unknown): Pr
   );
 }
 
-const codeOf = (error: unknown): ErrorCode =>
-  isProxmoxError(error) ? error.code : "TASK_FAILED";
+const codeOf = (error: unknown): ErrorCode => (isProxmoxError(error) ? error.code : "TASK_FAILED");

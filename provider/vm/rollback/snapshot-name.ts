@@ -19,7 +19,8 @@ export const IN_PROGRESS =
   "pulumi-proxmox: taken before an update still in progress; rolled back to, or deleted, when it ends";
 
 /** The description of a snapshot kept after its update succeeded (`rollbackOnFailure.keep`). */
-export const KEPT = "pulumi-proxmox: the state before an update that succeeded (kept by rollbackOnFailure.keep)";
+export const KEPT =
+  "pulumi-proxmox: the state before an update that succeeded (kept by rollbackOnFailure.keep)";
 
 /** `pp-update-<8 hex of the update>-<seconds, base 36>`: 25 characters. */
 export function updateSnapshotName(update: unknown, takenAtMs: number): string {

@@ -1,30 +1,15 @@
 /**
- * The PVE steps around a protected update's snapshot, each a task waited for: delete it, keep
- * it (and delete the oldest beyond `keep`), start the VM again after a rollback, and drop the
- * volumes the undone update added.
+ * The PVE steps around a protected update's snapshot, each a task waited for: keep it or delete
+ * it (and the oldest kept beyond `keep`), start the VM again after a rollback, and drop the
+ * volumes the undone update added. Snapshots are taken, rolled back to and deleted through
+ * pve/snapshot-tasks.ts.
  */
 import type { VmConfig } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
-import { hasCode, isProxmoxError, vmLabel } from "../../pve/errors";
+import { isProxmoxError, vmLabel } from "../../pve/errors";
+import { deleteSnapshot } from "../../pve/snapshot-tasks";
 import type { VmLocation } from "../steps/vm-location";
 import { KEPT, isKept } from "./snapshot-name";
-
-/** Deletes the snapshot; one already gone is deleted. */
-export async function deleteSnapshot(
-  ctx: OperationContext,
-  vm: VmLocation,
-  name: string,
-  budgetMs: number,
-): Promise<void> {
-  const step = `${vmLabel(vm)}: deleting snapshot ${name}`;
-  ctx.progress(step);
-  try {
-    const upid = await ctx.api.deleteSnapshot(vm.node, vm.vmid, name);
-    await ctx.waitForTask(vm.node, upid, { budgetMs, step });
-  } catch (error) {
-    if (!hasCode(error, "NOT_FOUND")) throw error;
-  }
-}
 
 /**
  * After a successful update: the snapshot is deleted, or with `keep` marked kept and the oldest
@@ -35,12 +20,11 @@ export async function finishSnapshot(
   ctx: OperationContext,
   taken: { readonly vm: VmLocation; readonly name: string },
   keep: number,
-  budgetMs: number,
 ): Promise<void> {
   const { vm, name } = taken;
   try {
     if (keep === 0) {
-      await deleteSnapshot(ctx, vm, name, budgetMs);
+      await deleteSnapshot(ctx, vm, name);
       return;
     }
     await ctx.api.updateSnapshot(vm.node, vm.vmid, name, KEPT);
@@ -48,7 +32,7 @@ export async function finishSnapshot(
       .filter(isKept)
       .sort((a, b) => (a.snaptime ?? 0) - (b.snaptime ?? 0) || a.name.localeCompare(b.name));
     for (const old of kept.slice(0, Math.max(0, kept.length - keep)))
-      await deleteSnapshot(ctx, vm, old.name, budgetMs);
+      await deleteSnapshot(ctx, vm, old.name);
   } catch (error) {
     const why = (error instanceof Error ? error.message : String(error)).replace(/\.+$/, "");
     ctx.warn(

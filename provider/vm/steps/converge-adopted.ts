@@ -7,7 +7,6 @@
  * either an unmarked VM (the next `up` adopts it again and finds the settings made) or a marked
  * one (the next `up` finds its own mark and finishes), never half of the pair.
  */
-import type { VmPendingConfig } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
 import { keysWithInputs } from "../spec/apply";
 import { adoptionWrite } from "./adopt-vm";

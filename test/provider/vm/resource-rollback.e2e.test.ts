@@ -46,8 +46,9 @@ describe("ProxmoxVm rollbackOnFailure through the real engine", () => {
   };
   const snapshots = (vmid: number) => Object.keys(vm(vmid).snapshots ?? {}).sort();
   const storedInputs = async (name: string) =>
-    (await exportedResources(dir, engine.env)).find((r) => r.outputs?.["vmName"] !== undefined &&
-      String(r.outputs["vmName"]).startsWith(name))?.outputs;
+    (await exportedResources(dir, engine.env)).find(
+      (r) => r.outputs?.["vmName"] !== undefined && String(r.outputs["vmName"]).startsWith(name),
+    )?.outputs;
 
   it("rolls back a cores change and a disk grow whose reboot fails, then applies them", async () => {
     await up();
@@ -108,7 +109,9 @@ describe("ProxmoxVm rollbackOnFailure through the real engine", () => {
     expectFailure(preview);
     const said = preview.stdout + preview.stderr;
     expect(said).toMatch(
-      new RegExp(`rollbackOnFailure: disk scsi0 of VM ${nfs} on pve1 is a raw volume on storage shared \\(nfs\\)`),
+      new RegExp(
+        `rollbackOnFailure: disk scsi0 of VM ${nfs} on pve1 is a raw volume on storage shared \\(nfs\\)`,
+      ),
     );
     const refused = await pulumi(["up", "--yes", "--skip-preview"], dir, engine.env);
     expectFailure(refused);
