@@ -135,7 +135,8 @@ async function takeIfDisruptive(
       vm,
     );
   }
-  const name = updateSnapshotName({ identity: update.naming.identity, desired }, Date.now());
+  // The update is named by what it changes, never by the values (cloud-init may hold secrets).
+  const name = updateSnapshotName({ identity: update.naming.identity, reasons }, Date.now());
   ctx.progress(`${label}: the update is disruptive: ${reasons.join(", ")}`);
   try {
     const request = {

@@ -1,7 +1,7 @@
 /**
  * How the snapshots `rollbackOnFailure` takes are named and told apart, so that a later run (or
  * `sweep`) finds one a killed run left: the name is this package's prefix, a hash of the update
- * (the inputs it applies) and the second it was taken; the description says whether it still
+ * (the VM's identity and what the update changes) and the second it was taken; the description says whether it still
  * protects an update in progress or is one `keep` holds after the update succeeded.
  *
  * PVE's snapshot names (qemu-server's `pve-snapshot-name`, pve-common's `pve-configid` format):
