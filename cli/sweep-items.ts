@@ -5,11 +5,15 @@
 import { vmLabel } from "../provider/entry";
 import type { ExitCode } from "./report";
 import type { MarkedVm, SeedIso } from "./sweep-scan";
+import type { LeftSnapshot } from "./sweep-snapshots";
 import type { MarkedTemplate, TemplateImage } from "./sweep-templates";
 
 export interface SweepItem {
-  readonly kind: "vm" | "seed" | "template" | "image";
-  /** `VM 10123 on pve1 (web-1a2b3c)`, `template 10234 on pve1 (…)`, or the seed's or image's volid. */
+  readonly kind: "vm" | "seed" | "template" | "image" | "snapshot";
+  /**
+   * `VM 10123 on pve1 (web-1a2b3c)`, `template 10234 on pve1 (…)`, the seed's or image's volid, or
+   * `pp-update-… of VM 10123 on pve1`.
+   */
   readonly target: string;
   readonly node: string;
   readonly vmid?: number | undefined;
@@ -55,6 +59,8 @@ export interface Orphans {
   readonly seeds: readonly OrphanSeed[];
   readonly templates: readonly (MarkedTemplate & Interrupted)[];
   readonly images: readonly (TemplateImage & Interrupted)[];
+  /** Snapshots of owned VMs whose protected update never ended. */
+  readonly snapshots: readonly LeftSnapshot[];
   readonly ownedIdentities: number;
   readonly ownedVms: number;
 }
