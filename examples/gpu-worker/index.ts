@@ -10,6 +10,7 @@ const share = config.get("shareMapping") ?? "datasets";
 const gpuHost = config.get("gpuHost") ?? "";
 const usbMapping = config.get("usbMapping") ?? "";
 const readMBps = config.getNumber("diskReadMBps") ?? 400;
+const hookscript = config.get("hookscript") ?? "";
 
 const workers = Array.from({ length: config.getNumber("workers") ?? 1 }, (_, i) => {
   return new ProxmoxVm(`gpu-worker-${i}`, {
@@ -30,6 +31,8 @@ const workers = Array.from({ length: config.getNumber("workers") ?? 1 }, (_, i) 
     ],
     ...(usbMapping === "" ? {} : { usb: [{ mapping: usbMapping, usb3: true }] }),
     virtiofs: [{ mapping: share, cache: "always" }],
+    // PVE lets only root@pam (a password login) set a hookscript, as it does raw host ids.
+    ...(hookscript === "" ? {} : { hookscript }),
     rng: { source: "/dev/urandom" },
     watchdog: { model: "i6300esb", action: "reset" },
     // A new GPU waits for the next reboot; this lets `pulumi up` make it.

@@ -9,7 +9,8 @@ import { copyExample, run } from "./support";
 /**
  * examples/gpu-worker through the real engine: the issue's passthrough VM (a mapped GPU on q35's
  * PCI Express bus, a mapped USB key, a virtiofs share, an RNG, a watchdog, disk I/O limits and a
- * trunked NIC), the mappings made by the example's own setup script over PVE's API.
+ * trunked NIC, and with root@pam's password login a hookscript), the mappings made by the
+ * example's own setup script over PVE's API.
  */
 describe("examples/gpu-worker through the real engine against the simulator", () => {
   const stack = useStack({ dir: copyExample("gpu-worker") });
@@ -96,6 +97,27 @@ describe("examples/gpu-worker through the real engine against the simulator", ()
       /hostPci\[0\]\.host: is a raw host PCI id, which PVE lets only root@pam set, and the API token root@pam!ci is not root@pam/,
     );
     expect(sim.requestLog.filter((entry) => entry.method !== "GET")).toEqual([]);
+  });
+
+  it("takes the raw id and a hookscript from root@pam's password login, rebooting onto the GPU", async () => {
+    sim.faults.putSnippet("pve1", "local", "gpu-hook.pl", true);
+    await stack.pulumi(["config", "rm", "proxmox:apiToken"]);
+    await set("proxmox:username", "root@pam");
+    expect(
+      (await stack.pulumi(["config", "set", "--secret", "proxmox:password", sim.rootPassword]))
+        .code,
+    ).toBe(0);
+    await set("hookscript", "local:snippets/gpu-hook.pl");
+    const up = await stack.up();
+    const [vmid] = await vmids();
+    expect(up.stdout).toContain(`VM ${vmid} on pve1: rebooting to apply hostpci0`);
+    const vm = sim.model.vms.get(vmid ?? 0);
+    expect(vm?.config).toMatchObject({
+      hostpci0: "host=0000:01:00.0,pcie=1",
+      hookscript: "local:snippets/gpu-hook.pl",
+    });
+    expect(vm?.pciDevices).toEqual(["0000:01:00.0"]);
+    expectSuccess(await stack.pulumi(["preview", "--refresh", "--expect-no-changes"]));
   });
 
   it("destroys the workers and their seeds, leaving nothing", async () => {
