@@ -13,7 +13,7 @@ import {
   sameCpuModel,
 } from "./compute";
 import { field, sameText } from "./field";
-import { formatNuma, numaConflict, numaSchema, readNuma, sameNumaKey } from "./numa";
+import { formatNuma, numaConflict, numaSchema, probeNuma, readNuma, sameNumaKey } from "./numa";
 
 /** CPU and memory. */
 export const COMPUTE_FIELDS = {
@@ -103,7 +103,11 @@ export const COMPUTE_FIELDS = {
     stored: z.array(z.looseObject({})).optional(),
     configKeys: { format: formatNuma, same: sameNumaKey },
     ownsKeys: /^numa\d+$/,
-    readBack: { from: "vm", read: ({ config }, input) => readNuma(config, input) },
+    readBack: {
+      from: "vm",
+      read: ({ config }, input) => readNuma(config, input),
+      probe: ({ config }) => probeNuma(config),
+    },
     example: {
       valid: [{ cpus: "0-1", memoryMiB: 1024, hostNodes: "0", policy: "bind" }],
       invalid: [{ cpus: "0-1", memoryMiB: 1024, hostNodes: "0" }],

@@ -84,6 +84,19 @@ export function readNuma(config: VmConfig, input: readonly NumaNode[]): NumaNode
   });
 }
 
+/** Every NUMA node the VM sets, numa0 up to the first gap (`pulumi-proxmox import`). */
+export function probeNuma(config: VmConfig): NumaNode[] | undefined {
+  const all: NumaNode[] = [];
+  for (let i = 0; text(config[`numa${i}`]) !== undefined; i++) {
+    all.push({ cpus: "", memoryMiB: 0, hostNodes: "", policy: "bind" });
+  }
+  if (all.length === 0) return undefined;
+  // Asked for each optional part, so the read-back keeps the ones the VM has.
+  return readNuma(config, all).map((node) =>
+    Object.fromEntries(Object.entries(node).filter(([, v]) => v !== undefined)),
+  ) as NumaNode[];
+}
+
 /** The VM's memory in MiB as the inputs say it, when they say it. */
 const memoryOf = (memory: unknown): number | undefined =>
   typeof memory === "number"
