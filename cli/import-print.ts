@@ -79,10 +79,13 @@ function comment(text: string): string[] {
   return [...lines, line];
 }
 
-/** A value as a JavaScript literal: identifiers as bare keys, short values on one line. */
-export function literal(value: unknown, indent: string, expand = false): string {
+/**
+ * A value as a JavaScript literal: identifiers as bare keys, a value on one line when it fits
+ * after the `lead` characters before it (its key) with the comma after it.
+ */
+export function literal(value: unknown, indent: string, expand = false, lead = 0): string {
   const flat = inline(value);
-  const fits = flat.length + indent.length <= WIDTH - 20 && !expand;
+  const fits = indent.length + lead + flat.length + 1 <= WIDTH && !expand;
   if (fits || value === null || typeof value !== "object") {
     return flat;
   }
@@ -91,7 +94,7 @@ export function literal(value: unknown, indent: string, expand = false): string 
     return `[\n${value.map((v) => `${inner}${literal(v, inner)},`).join("\n")}\n${indent}]`;
   }
   const entries = Object.entries(value as Record<string, unknown>).map(
-    ([k, v]) => `${inner}${key(k)}: ${literal(v, inner)},`,
+    ([k, v]) => `${inner}${key(k)}: ${literal(v, inner, false, key(k).length + 2)},`,
   );
   return `{\n${entries.join("\n")}\n${indent}}`;
 }

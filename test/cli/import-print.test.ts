@@ -109,6 +109,18 @@ describe("printProgram", () => {
     );
   });
 
+  it("keeps a list entry on one line while it fits in 100 characters, and breaks it after", () => {
+    const disk = { interface: "scsi0", storage: "local-lvm", sizeGiB: 8, iothread: true };
+    const wide = { ...disk, discard: true, ssd: true, backup: false, replicate: false };
+    const vm = { vmid: 4322, node: "pve1", inputs: { disks: [disk, wide] }, notes: [] };
+    const lines = printProgram([{ vm, resourceName: "vm-4322" }], [], "ts").split("\n");
+    expect(lines).toContain(
+      '    { interface: "scsi0", storage: "local-lvm", sizeGiB: 8, iothread: true },',
+    );
+    expect(lines).toContain("      replicate: false,");
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(100);
+  });
+
   it("takes --name for the VM", () => {
     expect(resourceNames([legacy], "web")).toEqual(["web"]);
   });
