@@ -51,6 +51,11 @@ const SAMPLE: [FaultOperation, RegExp, Fault[]][] = [
   ["disk-update", /^task \{qmmove\}$/, ["task failure"]],
   ["disk-update", /^PUT .*\/resize$/, ["596", "lost answer"]],
   ["disk-update", /^GET .*\/pending$/, ["500", "596"]],
+  // A snapshot taken whose answer was lost is found and kept by the re-run, not taken twice; a
+  // delete sent again finds the snapshot gone or waits for the delete still running.
+  ["snapshot-create", /^POST .*\/snapshot$/, ["595", "lost answer"]],
+  ["snapshot-create", /^task \{qmsnapshot\}$/, ["task failure"]],
+  ["snapshot-delete", /^DELETE .*\/snapshot\/\{snapname\}$/, ["596", "lost answer"]],
 ];
 
 describe("one fault on one request, through the provider's runtime over HTTP", () => {
