@@ -84,6 +84,43 @@ describe("printProgram", () => {
     expect(text.trimEnd().split("\n").at(-1)).toBe("// Skipped: VM 9000 on pve1 is a template.");
   });
 
+  it("gives each declaration the explicit Provider it was read through", () => {
+    const text = printProgram([{ vm: legacy, resourceName: "legacy-web" }], [], "js", "dc-2");
+    expect(text).toMatch(
+      /^\/\/ On the cluster of Provider "dc-2": `dc2` stands for your `new Provider\("dc-2", …\)`;/m,
+    );
+    expect(text).toMatch(/^\}, \{ provider: dc2 \}\);$/m);
+    const made: unknown[] = [];
+    new Function("require", "dc2", text)(
+      () => ({
+        ProxmoxVm: function (...args: unknown[]) {
+          made.push(args[2]);
+        },
+      }),
+      "the dc-2 provider",
+    );
+    expect(made).toEqual([{ provider: "the dc-2 provider" }]);
+  });
+
+  it("prints a short declaration one input a line all the same", () => {
+    const small = { vmid: 4322, node: "pve1", inputs: { memory: 512 }, notes: [] };
+    expect(printProgram([{ vm: small, resourceName: "vm-4322" }], [], "ts")).toContain(
+      'const vm4322 = new ProxmoxVm("vm-4322", {\n  node: "pve1",\n  adopt: { vmid: 4322 },\n  memory: 512,\n});',
+    );
+  });
+
+  it("keeps a list entry on one line while it fits in 100 characters, and breaks it after", () => {
+    const disk = { interface: "scsi0", storage: "local-lvm", sizeGiB: 8, iothread: true };
+    const wide = { ...disk, discard: true, ssd: true, backup: false, replicate: false };
+    const vm = { vmid: 4322, node: "pve1", inputs: { disks: [disk, wide] }, notes: [] };
+    const lines = printProgram([{ vm, resourceName: "vm-4322" }], [], "ts").split("\n");
+    expect(lines).toContain(
+      '    { interface: "scsi0", storage: "local-lvm", sizeGiB: 8, iothread: true },',
+    );
+    expect(lines).toContain("      replicate: false,");
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(100);
+  });
+
   it("takes --name for the VM", () => {
     expect(resourceNames([legacy], "web")).toEqual(["web"]);
   });

@@ -150,4 +150,37 @@ describe("pulumi-proxmox import, pasted into a program, through the real engine"
     expectSuccess(await stack.pulumi(["destroy", "--yes", "--skip-preview"]));
     expect(guestVms(sim)).toEqual([]);
   });
+
+  it("reads through an explicit Provider with --provider, and declares the VMs on it", async () => {
+    const client = new TestClient(sim);
+    try {
+      const res = await client.call("POST", "/nodes/pve1/qemu", { vmid: 4322, memory: 512 });
+      await client.waitTask("pve1", (res.body as { data: string }).data);
+    } finally {
+      await client.close();
+    }
+    fs.writeFileSync(
+      path.join(dir, "index.js"),
+      `const pulumi = require("@pulumi/pulumi");
+const { Provider } = require("pulumi-proxmox");
+new Provider("dc-2", {
+  endpoint: ${JSON.stringify(sim.url)},
+  apiToken: pulumi.secret(${JSON.stringify(sim.apiToken)}),
+  caCert: ${JSON.stringify(sim.caCertPem)},
+});
+`,
+    );
+    await stack.up();
+    // Only the Provider knows the cluster now.
+    expectSuccess(await stack.pulumi(["config", "rm", "proxmox:endpoint"]));
+    const result = await runBin(
+      ["import", "--vmid", "4322", "--stack", "dev", "--provider", "dc-2", "--language", "js"],
+      dir,
+      engine.env,
+    );
+    expectSuccess(result);
+    expect(result.stdout).toContain('const vm4322 = new ProxmoxVm("vm-4322", {\n  node: "pve1",');
+    expect(result.stdout).toMatch(/^\}, \{ provider: dc2 \}\);$/m);
+    expectSuccess(await stack.pulumi(["destroy", "--yes", "--skip-preview"]));
+  });
 });

@@ -111,6 +111,7 @@ describe("pulumi-proxmox import (over HTTP)", () => {
     [["--vmid", "7001", "--all"], /pass --vmid N for one VM, or --all/],
     [["--vmid", "7001", "--language", "go"], /--language is ts or js, got go/],
     [["--vmid", "web"], /--vmid must be a VMID/],
+    [["--vmid", "7001", "--provider", "dc2"], /--provider dc2 needs --stack/],
   ])("refuses the flags %j before it connects", async (args, message) => {
     const result = await run(...args);
     expect(result.code).toBe(1);

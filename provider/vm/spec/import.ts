@@ -139,7 +139,7 @@ function reason(
       const path = issue.path
         .map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`))
         .join("");
-      return `${name}${path}: ${issue.message}`;
+      return path === "" ? issue.message : `${name}${path}: ${issue.message}`;
     })
     .join("; ");
 }
