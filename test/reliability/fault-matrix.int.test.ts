@@ -61,11 +61,12 @@ const SAMPLE: [FaultOperation, RegExp, Fault[]][] = [
 describe("one fault on one request, through the provider's runtime over HTTP", () => {
   const targets = new Map<FaultOperation, FaultTarget[]>();
   const docs = documentedRetries();
+  // One clean run of each sampled operation (a VM create waits for its guest): seconds each.
   beforeAll(async () => {
     for (const operation of new Set(SAMPLE.map(([op]) => op))) {
       targets.set(operation, await faultTargets(operation));
     }
-  });
+  }, 120_000);
   afterAll(() => closeSharedDispatchers());
 
   it('finds every request kind of every operation in the "What is retried" table', () => {
