@@ -7,9 +7,8 @@
 import * as path from "node:path";
 import { connectionFromConfig, hasCode, type ConnectionConfig } from "../provider/entry";
 import { selectStack, type PulumiStack, type StackSelection } from "./automation";
-import { UsageError } from "./report";
+import { DEFAULT_PROVIDER, UsageError } from "./report";
 import {
-  DEFAULT_PROVIDER,
   explicitProviders,
   inProgramDir,
   type ClusterState,

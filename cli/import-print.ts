@@ -26,7 +26,7 @@ export function printProgram(
       ? `import { ProxmoxVm } from "pulumi-proxmox";`
       : `const { ProxmoxVm } = require("pulumi-proxmox");`;
   const variables = uniqueNames(declared.map((d) => identifierOf(d.resourceName)));
-  const blocks = declared.map((d, i) => declaration(d, variables[i] ?? "vm", language));
+  const blocks = declared.map((d, i) => declaration(d, variables[i] ?? "vm"));
   const passed = skipped.flatMap((vm) => comment(`Skipped: ${vm.why}`));
   return [head, ...blocks, ...(passed.length > 0 ? [passed.join("\n")] : [])].join("\n\n") + "\n";
 }
@@ -39,15 +39,15 @@ export function resourceNames(vms: readonly ImportedVm[], name?: string): string
   return uniqueNames(wanted, "-");
 }
 
-function declaration(d: Declared, variable: string, language: Language): string {
+/** Not exported: a stack output of the whole resource would print every output of the VM. */
+function declaration(d: Declared, variable: string): string {
   const { vm } = d;
   const args = { node: vm.node, adopt: { vmid: vm.vmid }, ...vm.inputs };
   const notes = vm.notes.flatMap((note) => comment(note));
-  const keyword = language === "ts" ? "export const" : "const";
   return [
     `// VM ${vm.vmid}${vm.name === undefined ? "" : ` (${vm.name})`} on ${vm.node}, as it is now.`,
     ...notes,
-    `${keyword} ${variable} = new ProxmoxVm(${JSON.stringify(d.resourceName)}, ${literal(args, "")});`,
+    `const ${variable} = new ProxmoxVm(${JSON.stringify(d.resourceName)}, ${literal(args, "")});`,
   ].join("\n");
 }
 

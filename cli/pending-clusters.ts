@@ -3,8 +3,8 @@
  * (see stack-clusters.ts for how a provider's settings are read from the state).
  */
 import { identityOfInputs, VM_TYPE, type ConnectionConfig } from "../provider/entry";
+import { DEFAULT_PROVIDER } from "./report";
 import {
-  DEFAULT_PROVIDER,
   explicitProviders,
   providerConnection,
   providerOf,

@@ -5,10 +5,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { canonical } from "../provider/entry";
-import { DEFAULT_PROVIDER } from "./stack-clusters";
 
 /** 0 ok / clean, 1 error, 2 drift found (drift only). */
 export type ExitCode = 0 | 1 | 2;
+
+/** How reports name the stack config's cluster (the engine's default provider). */
+export const DEFAULT_PROVIDER = "default";
 
 /** A bad flag or option: reported as an error with exit code 1, before anything runs. */
 export class UsageError extends Error {
@@ -43,7 +45,7 @@ export interface ResourceChange {
    * `Provider`'s name, or `default` for the stack config's cluster.
    */
   readonly provider?: string | undefined;
-  /** That explicit provider's endpoint host, e.g. `pve.dc2.example.com:8006`. */
+  /** That provider's endpoint host, e.g. `pve.dc2.example.com:8006`, when the engine's events carry it. */
   readonly cluster?: string | undefined;
   /**
    * The engine's step: `update`, `replace`, `create`, `delete`… or `refresh` when only the
@@ -129,9 +131,11 @@ export function formatChanges(
 /** ` on provider dc2 (pve.dc2:8006)`, when the report names the change's cluster. */
 function onCluster(change: ResourceChange): string {
   if (change.provider === undefined) return "";
-  const where = change.cluster === undefined ? "" : ` (${change.cluster})`;
-  const config = change.provider === DEFAULT_PROVIDER ? " (the stack config's cluster)" : "";
-  return ` on provider ${change.provider}${where}${config}`;
+  const about = [
+    ...(change.cluster === undefined ? [] : [change.cluster]),
+    ...(change.provider === DEFAULT_PROVIDER ? ["the stack config's cluster"] : []),
+  ];
+  return ` on provider ${change.provider}${about.length > 0 ? ` (${about.join(", ")})` : ""}`;
 }
 
 function formatProperty(p: PropertyChange): string {

@@ -13,10 +13,7 @@ import {
   VM_TYPE,
   type ConnectionConfig,
 } from "../provider/entry";
-import { UsageError } from "./report";
-
-/** How the CLI names the stack config's cluster (the engine's default provider). */
-export const DEFAULT_PROVIDER = "default";
+import { DEFAULT_PROVIDER, UsageError } from "./report";
 
 /** The type of every provider of the dynamic-provider host, ours included. */
 const PROVIDER_TYPE = "pulumi:providers:pulumi-nodejs";

@@ -43,7 +43,7 @@ describe("printProgram", () => {
         "",
         "// VM 4321 (legacy-web) on pve1, as it is now.",
         "// Kept as they are, as no input says them: ide2, ostype.",
-        'export const legacyWeb = new ProxmoxVm("legacy-web", {',
+        'const legacyWeb = new ProxmoxVm("legacy-web", {',
         '  node: "pve1",',
         "  adopt: { vmid: 4321 },",
         "  memory: 3072,",

@@ -85,13 +85,13 @@ describe("pulumi-proxmox import (over HTTP)", () => {
     const result = await run("--vmid", "7001", "--name", "front");
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^import \{ ProxmoxVm \} from "pulumi-proxmox";\n/);
-    expect(result.stdout).toMatch(/^export const front = new ProxmoxVm\("front", \{$/m);
+    expect(result.stdout).toMatch(/^const front = new ProxmoxVm\("front", \{$/m);
     expect(result.stdout).toMatch(/^ {2}description: "front",$/m);
   });
 
   it.each([
     ["a VMID that does not exist", "7999", /VM 7999 does not exist in the cluster/],
-    ["a template", "9000", /VM 9000 on pve1 is a template; import declares VMs/],
+    ["a template", "9000", /VM 9000 on pve1 is a template: import declares VMs/],
     [
       "a VM a stack manages",
       "7004",

@@ -61,7 +61,7 @@ const SAMPLE: [FaultOperation, RegExp, Fault[]][] = [
 describe("one fault on one request, through the provider's runtime over HTTP", () => {
   const targets = new Map<FaultOperation, FaultTarget[]>();
   const docs = documentedRetries();
-  // One clean run of each sampled operation (a VM create waits for its guest): seconds each.
+  // One clean run per operation (about a dozen, each a few seconds on a busy machine).
   beforeAll(async () => {
     for (const operation of new Set(SAMPLE.map(([op]) => op))) {
       targets.set(operation, await faultTargets(operation));

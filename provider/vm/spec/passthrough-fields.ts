@@ -48,6 +48,26 @@ const readList =
       return now === undefined ? [] : [asked(now, item)];
     });
 
+/**
+ * All a VM sets of a list (`pulumi-proxmox import`): hostpci0, hostpci1… up to the first gap (the
+ * program's list is numbered from 0, so a later key cannot be said), each without PVE's defaults.
+ */
+const probeList =
+  <T extends object>(
+    prefix: string,
+    parse: (value: string | undefined) => Required<T> | undefined,
+  ) =>
+  ({ config }: { config: Readonly<Record<string, unknown>> }): T[] | undefined => {
+    const defaults = parse("") as Record<string, unknown>;
+    const list: T[] = [];
+    for (let i = 0; config[`${prefix}${i}`] !== undefined; i++) {
+      const now = parse(text(config[`${prefix}${i}`])) as Record<string, unknown>;
+      const set = Object.entries(now).filter(([k, v]) => v !== undefined && v !== defaults[k]);
+      list.push(Object.fromEntries(set) as T);
+    }
+    return list.length === 0 ? undefined : list;
+  };
+
 const isQ35 = (machine: unknown) => typeof machine === "string" && /q35/.test(machine);
 
 const USB_HOT: Readonly<Record<string, HotWhen>> = Object.fromEntries(
@@ -80,7 +100,11 @@ export const PASSTHROUGH_FIELDS = {
         'machine has: set machine: "q35", or leave pcie out.'
       );
     },
-    readBack: { from: "vm", read: readList("hostpci", parseHostPci) },
+    readBack: {
+      from: "vm",
+      read: readList("hostpci", parseHostPci),
+      probe: probeList("hostpci", parseHostPci),
+    },
     example: {
       valid: [{ mapping: "gpu0", xVga: true }, { host: "0000:02:00.0" }],
       invalid: [{ mapping: "gpu0", host: "0000:01:00.0" }],
@@ -99,7 +123,11 @@ export const PASSTHROUGH_FIELDS = {
     configKeys: { format: (list) => keysOf("usb", list, formatUsb), same: sameBy(parseUsb) },
     ownsKeys: /^usb\d+$/,
     hotKeys: USB_HOT,
-    readBack: { from: "vm", read: readList("usb", parseUsb) },
+    readBack: {
+      from: "vm",
+      read: readList("usb", parseUsb),
+      probe: probeList("usb", parseUsb),
+    },
     example: {
       valid: [{ mapping: "yubikey", usb3: true }, { host: "1050:0407" }],
       invalid: [{ usb3: true }],
@@ -122,7 +150,11 @@ export const PASSTHROUGH_FIELDS = {
       same: sameBy(parseVirtiofs),
     },
     ownsKeys: /^virtiofs\d$/,
-    readBack: { from: "vm", read: readList("virtiofs", parseVirtiofs) },
+    readBack: {
+      from: "vm",
+      read: readList("virtiofs", parseVirtiofs),
+      probe: probeList("virtiofs", parseVirtiofs),
+    },
     example: {
       valid: [{ mapping: "datasets", cache: "always", exposeAcl: true }],
       invalid: [{ mapping: "datasets", cache: "sometimes" }],

@@ -24,6 +24,8 @@ interface Inventory {
   readonly orphanDisks: string[];
   /** VMs and templates with a config lock. */
   readonly locked: number[];
+  /** Snapshots `rollbackOnFailure` took (`pp-update-…`), as `<vmid>/<name>`. */
+  readonly updateSnapshots: string[];
   /** How many image downloads the simulator ran without failing (a failed one may be repeated). */
   readonly downloads: number;
   /** Each guest VM's snapshots, as `<vmid>/<name>`. */
@@ -49,6 +51,11 @@ export function inventory(sim: Simulator, seeded: ReadonlySet<number>): Inventor
     locked: [...sim.model.vms]
       .filter(([, vm]) => vm.config["lock"] !== undefined)
       .map(([vmid]) => vmid),
+    updateSnapshots: [...sim.model.vms].flatMap(([vmid, vm]) =>
+      Object.keys(vm.snapshots ?? {})
+        .filter((name) => name.startsWith("pp-update-"))
+        .map((name) => `${vmid}/${name}`),
+    ),
     downloads: [...sim.model.tasks.values()].filter(
       (t) => t.type === "download" && (t.exitstatus === undefined || t.exitstatus === "OK"),
     ).length,
@@ -83,6 +90,8 @@ export function unexpected(
     return { outcome: "leak", detail: `images ${found.images.join(", ")}` };
   if (found.orphanDisks.length > 0)
     return { outcome: "leak", detail: `disks ${found.orphanDisks.join(", ")}` };
+  if (found.updateSnapshots.length > 0)
+    return { outcome: "leak", detail: `snapshots ${found.updateSnapshots.join(", ")}` };
   if (found.locked.length > 0)
     return { outcome: "leak", detail: `config lock on VM ${found.locked.join(", ")}` };
   return undefined;
