@@ -141,7 +141,7 @@ function templateOperation(del: boolean): OperationSpec<TemplateState> {
 
 /**
  * A VmSnapshot create or delete, of a linked clone (a qcow2 overlay PVE can snapshot). The VM is
- * the operation's ground, made by `prepare` and deleted by `remove` after the snapshot; every rig
+ * the operation's ground, made by `prepare` and deleted by `cleanup` after the snapshot; every rig
  * makes the same VM (same identity), so the last one made stands for each.
  */
 function snapshotOperation(del: boolean): OperationSpec<SnapshotState> {
