@@ -15,6 +15,7 @@ import {
   type StateSeeds,
   type VmScan,
 } from "./sweep-scan";
+import { leftSnapshots } from "./sweep-snapshots";
 import { scanTemplates, templateImages } from "./sweep-templates";
 
 /** Only these identities (and their seeds) are considered; undefined: every identity. */
@@ -55,6 +56,10 @@ export async function findOrphans(
           considered(image.identity),
       )
       .map((image) => ({ ...image, interrupted: killedTemplates.has(image.identity) })),
+    snapshots: await leftSnapshots(
+      api,
+      scan.marked.filter((vm) => owners.owned.has(vm.identity) && considered(vm.identity)),
+    ),
     ownedIdentities: owners.owned.size,
     ownedVms: scan.marked.filter((vm) => owners.owned.has(vm.identity)).length,
   };

@@ -1,7 +1,7 @@
 /**
  * `pulumi-proxmox sweep`: lists the VMs, seed ISOs, templates and downloaded images that carry
  * this package's mark but that no given stack's state owns — the leftovers of killed runs or lost
- * state — and, with `--apply`, removes them with the provider's own ordered deletes: VMs first
+ * state — and the snapshots a killed protected update left on owned VMs, and, with `--apply`, removes them with the provider's own ordered deletes: VMs first
  * (stop → seeds → destroy), then templates (refused while linked clones exist), then images and
  * seeds nothing references. A VM or template without the mark, or whose identity a given state
  * holds, is never touched.
@@ -127,8 +127,9 @@ function formatSweep(report: SweepReport): string {
 const HELP = `Usage: pulumi-proxmox sweep [--cwd DIR] --stack NAME [--stack NAME ...] [--provider NAME] [--apply]
 
 Lists VMs, seed ISOs, templates and downloaded images that carry pulumi-proxmox's mark but that
-no given stack owns; --apply deletes them (VMs, then templates without linked clones, then images
-and seeds). Give EVERY stack that manages VMs or templates on these clusters.
+no given stack owns, and snapshots an interrupted rollbackOnFailure update left on owned VMs;
+--apply deletes them (snapshots, VMs, then templates without linked clones, then images and
+seeds). Give EVERY stack that manages VMs or templates on these clusters.
 
 Sweeps each cluster of the given stacks in turn, headed by its provider and endpoint: the stack
 config's (provider default) and each explicit Provider's, as the last \`pulumi up\` recorded its
