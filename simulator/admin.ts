@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Faults, VmDump } from "./faults.js";
+import type { Mapping } from "./model/mappings.js";
 import { readBody } from "./http/body.js";
 import type { RequestLogEntry } from "./server.js";
 
@@ -54,6 +55,7 @@ export function createAdminHandler(target: AdminTarget) {
     const node = /^\/_sim\/nodes\/([^/]+)\/(down|up)$/.exec(path);
     const bridges = /^\/_sim\/nodes\/([^/]+)\/bridges$/.exec(path);
     const snippet = /^\/_sim\/nodes\/([^/]+)\/storage\/([^/]+)\/snippets\/([^/]+)$/.exec(path);
+    const mapping = /^\/_sim\/mappings\/([^/]+)\/([^/]+)$/.exec(path);
     try {
       const key = `${method} ${vm === null ? path : `/_sim/vms/{vmid}${vm[2] ?? ""}`}`;
       const vmid = Number(vm?.[1]);
@@ -145,6 +147,10 @@ export function createAdminHandler(target: AdminTarget) {
         const [, node = "", storage = "", file = ""] = snippet;
         const volid = f.putSnippet(node, storage, file, body["executable"] !== false);
         return send(res, 200, { volid });
+      }
+      if (mapping !== null && method === "PUT") {
+        f.setMapping(mapping[1] ?? "", mapping[2] ?? "", body as unknown as Mapping);
+        return send(res, 200, { ok: true });
       }
       return send(res, 404, { error: `no admin route '${method} ${path}'` });
     } catch (err) {

@@ -24,7 +24,10 @@ export type TaskType =
   | "imgdel"
   | "download"
   | "qmcreate"
-  | "qmtemplate";
+  | "qmtemplate"
+  | "qmsnapshot"
+  | "qmrollback"
+  | "qmdelsnapshot";
 
 /**
  * Task durations that feel like a small real host: what `pve-sim` uses unless `--task-ms`
@@ -42,6 +45,9 @@ export const REALISTIC_TASK_MS: Readonly<Partial<Record<TaskType, number>>> = {
   resize: 500,
   imgcopy: 500,
   imgdel: 300,
+  qmsnapshot: 1000,
+  qmrollback: 1500,
+  qmdelsnapshot: 800,
 };
 
 export interface SimulatorOptions {

@@ -30,6 +30,8 @@ const FAMILIES: readonly Family[] = [
   },
   // QemuServer.pm vm_start: "VM 100 already running" (a start task that lost a race).
   { code: "ALREADY_RUNNING", transient: false, pattern: /\bVM \d+ already running/ },
+  // pve-manager API2/Cluster/Mapping/{PCI,USB,Dir}.pm get: "mapping 'gpu0' not found".
+  { code: "NOT_FOUND", transient: false, pattern: /^mapping '[^']*' not found/ },
   // AbstractConfig.pm load_config / QemuConfig.pm assert_config_exists_on_node.
   { code: "NOT_FOUND", transient: false, pattern: VM_MISSING },
   // API2/Cluster.pm nextid: "unable to get any free VMID in range [100, 1000000]".
@@ -58,6 +60,24 @@ const FAMILIES: readonly Family[] = [
     code: "UNSUPPORTED",
     transient: false,
     pattern: /has wrong type '[^']*' - needs to be 'images' or 'import'/,
+  },
+  // pve-guest-common AbstractConfig.pm __snapshot_prepare (a snapshot task's exit).
+  { code: "ALREADY_EXISTS", transient: false, pattern: /^snapshot name '[^']*' already used/ },
+  // AbstractConfig.pm __snapshot_prepare: a disk's storage or format cannot be snapshotted.
+  { code: "UNSUPPORTED", transient: false, pattern: /^snapshot feature is not available/ },
+  // qemu-server API2/Qemu.pm snapshot: `current` and `pending` name other things.
+  {
+    code: "INVALID_PARAM",
+    transient: false,
+    pattern: /^unable to use snapshot name '[^']*' \(reserved name\)/,
+  },
+  // What a snapshot forbids: Qemu.pm move_vm_disk (delete=1), resize_vm before 8.0.2 (qcow2),
+  // ZFSPoolPlugin.pm volume_rollback_is_possible (only the newest snapshot).
+  {
+    code: "BAD_STATE",
+    transient: false,
+    pattern:
+      /^you can't move a disk with snapshots and delete the source|^can't resize volume: \S+ if snapshot exists|^can't rollback, more recent snapshots exist/,
   },
   // Cluster.pm check_cfs_quorum: "cluster not ready - no quorum?".
   { code: "UNAVAILABLE", transient: true, pattern: /cluster not ready - no quorum\?/ },

@@ -129,6 +129,26 @@ export interface ProxmoxVmArgs {
    * A running VM takes a change at its next reboot.
    */
   readonly audio?: pulumi.Input<ArgOf<"audio">>;
+  /**
+   * Host PCI devices (hostpci0…), each a resource `mapping` (Datacenter → Resource Mappings; the
+   * token needs Mapping.Use on /mapping/pci/<id>) or a raw `host` id, which PVE lets only root@pam
+   * set (a password login). `pcie` needs `machine: q35`. A running VM takes a change at its next
+   * reboot.
+   */
+  readonly hostPci?: pulumi.Input<ArgOf<"hostPci">>;
+  /**
+   * Host USB devices (usb0…), each a resource `mapping` (Mapping.Use on /mapping/usb/<id>) or a raw
+   * `host` id (vendor:product or bus-port), which PVE lets only root@pam set. A running VM takes a
+   * change at once when its hotplug has usb, else at its next reboot.
+   */
+  readonly usb?: pulumi.Input<ArgOf<"usb">>;
+  /**
+   * Host directories shared with the guest over virtiofs (virtiofs0…; PVE 8.4+), each a directory
+   * `mapping` (Mapping.Use on /mapping/dir/<id>). The guest mounts a share by its mapping id:
+   * `mount -t virtiofs <mapping> /mnt/<mapping>` (docs/guide.md). A running VM takes a change at
+   * its next reboot.
+   */
+  readonly virtiofs?: pulumi.Input<ArgOf<"virtiofs">>;
   /** Whether the VM runs (default true). */
   readonly started?: pulumi.Input<ArgOf<"started">>;
   /** Compared the way PVE stores them: lower-case, sorted, unique. */

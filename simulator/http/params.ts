@@ -2,7 +2,13 @@ import { paramError } from "./pve-error.js";
 
 /** Parameter formats the simulated endpoints use (named as in PVE's JSONSchema). */
 export type ParamFormat =
-  "pve-vmid" | "dns-name" | "pve-node" | "pve-tag-list" | "pve-storage-id" | "pve-configid-list";
+  | "pve-vmid"
+  | "dns-name"
+  | "pve-node"
+  | "pve-tag-list"
+  | "pve-storage-id"
+  | "pve-configid"
+  | "pve-configid-list";
 
 /** One parameter of an endpoint's schema, the subset of PVE's JSONSchema the simulator needs. */
 export interface ParamSpec {
@@ -32,6 +38,8 @@ const NODE_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?$/;
 const TAG_RE = /^[a-z0-9_][a-z0-9_\-+.]*$/i;
 const STORAGE_RE = /^[a-z][a-z0-9\-_.]*[a-z0-9]$/i;
 const CONFIGID_RE = /^[a-z][a-z_]*\d*$/i;
+/** pve-common JSONSchema.pm `$CONFIGID_RE` (`pve_verify_configid`), e.g. snapshot names. */
+const SINGLE_CONFIGID_RE = /^[a-z][a-z0-9_-]+$/i;
 const INTEGER_RE = /^-?\d+$/;
 const NUMBER_RE = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
@@ -62,6 +70,10 @@ function checkFormat(format: ParamFormat, value: string): string | undefined {
       return STORAGE_RE.test(value)
         ? undefined
         : `invalid format - storage ID '${value}' contains illegal characters`;
+    case "pve-configid":
+      return SINGLE_CONFIGID_RE.test(value)
+        ? undefined
+        : `invalid format - invalid configuration ID '${value}'`;
     case "pve-configid-list": {
       const bad = splitList(value).find((id) => !CONFIGID_RE.test(id));
       return bad === undefined ? undefined : `invalid format - invalid configuration ID '${bad}'`;

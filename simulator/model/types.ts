@@ -88,6 +88,8 @@ export interface VmRecord {
   qmpstatus: string;
   /** Epoch ms of the last start, for uptime. */
   startedAt?: number;
+  /** The host PCI devices the running VM reserved as it started (model/host-devices.ts). */
+  pciDevices?: readonly string[];
   /** Epoch ms when the config file appeared (for listing lag). */
   createdAt: number;
   guest: GuestState;
@@ -96,6 +98,24 @@ export interface VmRecord {
    * last generated, for the options changed since (`null`: the option was added).
    */
   cloudinitChanges?: Record<string, string | number | null>;
+  /** The config's `[name]` snapshot sections (see model/snapshots.ts), by snapshot name. */
+  snapshots?: Record<string, SnapshotRecord>;
+}
+
+/**
+ * One `[name]` section of a VM config: the config as it was when the snapshot was taken, plus
+ * PVE's snapshot keys (`snaptime`, `description`, `vmstate`, `snapstate` while a task works on it).
+ * `parent` sits in `config`, copied from the VM's config like any other key, as PVE copies it.
+ */
+export interface SnapshotRecord {
+  config: VmConfig;
+  /** Epoch seconds the snapshot was taken. */
+  snaptime: number;
+  description?: string;
+  /** The RAM state volume, when the snapshot saved a running VM's memory. */
+  vmstate?: string;
+  /** `prepare` while the snapshot is taken, `delete` while it is removed. */
+  snapstate?: "prepare" | "delete";
 }
 
 export interface Volume {

@@ -27,6 +27,8 @@ export interface VersionProfile {
   readonly agentPrivileges: readonly string[];
   /** `PUT …/resize` forks a `resize` task (UPID); before 8.0 it resizes at once and answers null. */
   readonly resizeIsTask: boolean;
+  /** A qcow2 disk cannot grow while the VM has snapshots (fixed in qemu-server 8.0.2, #517). */
+  readonly resizeRefusesQcow2Snapshots: boolean;
   /** A NIC's bridge needs `SDN.Use` on `/sdn/zones/localnetwork/<bridge>[/<tag>]` (8.0 and later). */
   readonly bridgeNeedsSdnUse: boolean;
   /** `status/current` carries `clipboard` (8.x and later). */
@@ -43,6 +45,11 @@ export interface VersionProfile {
   readonly networkTypeFilters: readonly string[];
   /** The script QEMU runs to plug a NIC's tap into its bridge (qemu-server's `pve-bridge`). */
   readonly bridgeScript: string;
+  /**
+   * The resource mappings `/cluster/mapping/<type>` serves (pve-manager 8.0 added pci and usb,
+   * 8.4 dir); a VM config may name a mapping (`hostpci0: mapping=gpu0`) of these types only.
+   */
+  readonly mappingTypes: readonly ("pci" | "usb" | "dir")[];
 }
 
 const PVE8_PRIVILEGES = [
@@ -132,6 +139,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     privileges: PVE8_PRIVILEGES.filter((privilege) => !ADDED_IN_8.has(privilege)),
     agentPrivileges: ["VM.Monitor"],
     resizeIsTask: false,
+    resizeRefusesQcow2Snapshots: true,
     bridgeNeedsSdnUse: false,
     clipboardInStatus: false,
     hostPressureInStatus: false,
@@ -140,6 +148,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     poolAllowMove: false,
     networkTypeFilters: [...NETWORK_TYPES, ...OVS_TYPES, "any_bridge"],
     bridgeScript: "/var/lib/qemu-server/pve-bridge",
+    mappingTypes: [],
   },
   "8.4": {
     pveVersion: "8.4",
@@ -149,6 +158,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     privileges: PVE8_PRIVILEGES,
     agentPrivileges: ["VM.Monitor"],
     resizeIsTask: true,
+    resizeRefusesQcow2Snapshots: false,
     bridgeNeedsSdnUse: true,
     clipboardInStatus: true,
     hostPressureInStatus: false,
@@ -157,6 +167,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     poolAllowMove: true,
     networkTypeFilters: NETWORK_FILTERS_8,
     bridgeScript: "/usr/libexec/qemu-server/pve-bridge",
+    mappingTypes: ["pci", "usb", "dir"],
   },
   "9.1": {
     pveVersion: "9.1",
@@ -169,6 +180,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     ]),
     agentPrivileges: ["VM.GuestAgent.Audit", "VM.GuestAgent.Unrestricted"],
     resizeIsTask: true,
+    resizeRefusesQcow2Snapshots: false,
     bridgeNeedsSdnUse: true,
     clipboardInStatus: true,
     hostPressureInStatus: true,
@@ -178,6 +190,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     // 9.0 added SDN fabrics, listed as their own type.
     networkTypeFilters: [...NETWORK_FILTERS_8, "fabric"],
     bridgeScript: "/usr/libexec/qemu-server/pve-bridge",
+    mappingTypes: ["pci", "usb", "dir"],
   },
 };
 

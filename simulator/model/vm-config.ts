@@ -159,8 +159,8 @@ export function normaliseTags(value: string): string {
   return [...new Set(tags)].sort().join(";");
 }
 
-/** The config file text PVE would write; the digest is its SHA-1 like PVE's. */
-function renderConfig(config: VmConfig, pending: VmRecord["pending"]): string {
+/** One section's lines: the description as `#` comments, then the keys in order. */
+function renderSection(config: VmConfig): string[] {
   const lines: string[] = [];
   const description = config["description"];
   if (typeof description === "string") {
@@ -169,6 +169,16 @@ function renderConfig(config: VmConfig, pending: VmRecord["pending"]): string {
   for (const key of Object.keys(config).sort()) {
     if (key !== "description") lines.push(`${key}: ${config[key]}`);
   }
+  return lines;
+}
+
+/**
+ * The config file text PVE would write (write_vm_config: the current config, `[PENDING]`, then
+ * each `[snapshot]` section); the digest is its SHA-1 like PVE's.
+ */
+function renderConfig(vm: Pick<VmRecord, "config" | "pending" | "snapshots">): string {
+  const { config, pending } = vm;
+  const lines = renderSection(config);
   const pendingKeys = Object.keys(pending).sort();
   if (pendingKeys.length > 0) {
     lines.push("", "[PENDING]");
@@ -176,11 +186,20 @@ function renderConfig(config: VmConfig, pending: VmRecord["pending"]): string {
     if (deletes.length > 0) lines.push(`delete: ${deletes.join(",")}`);
     for (const key of pendingKeys) if (pending[key] !== null) lines.push(`${key}: ${pending[key]}`);
   }
+  for (const name of Object.keys(vm.snapshots ?? {}).sort()) {
+    const snap = vm.snapshots?.[name];
+    if (snap === undefined) continue;
+    const meta: VmConfig = { snaptime: snap.snaptime };
+    if (snap.description !== undefined) meta["description"] = snap.description;
+    if (snap.vmstate !== undefined) meta["vmstate"] = snap.vmstate;
+    if (snap.snapstate !== undefined) meta["snapstate"] = snap.snapstate;
+    lines.push("", `[${name}]`, ...renderSection({ ...snap.config, ...meta }));
+  }
   return `${lines.join("\n")}\n`;
 }
 
-export function configDigest(vm: Pick<VmRecord, "config" | "pending">): string {
-  return createHash("sha1").update(renderConfig(vm.config, vm.pending)).digest("hex");
+export function configDigest(vm: Pick<VmRecord, "config" | "pending" | "snapshots">): string {
+  return createHash("sha1").update(renderConfig(vm)).digest("hex");
 }
 
 /** The config with pending changes applied (what GET config returns without current=1). */

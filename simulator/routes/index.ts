@@ -9,6 +9,7 @@ import { clusterRoutes } from "./cluster.js";
 import { downloadUrlRoutes } from "./download-url.js";
 import { haRoutes } from "./ha.js";
 import { haPlacementRoutes } from "./ha-placement.js";
+import { mappingRoutes } from "./mappings.js";
 import { nodeNetworkRoutes } from "./node-network.js";
 import { nodeStatusRoutes } from "./node-status.js";
 import { poolRoutes } from "./pools.js";
@@ -19,6 +20,8 @@ import { qemuCreateRoutes } from "./qemu-create.js";
 import { qemuDiskRoutes } from "./qemu-disk.js";
 import { qemuPowerRoutes } from "./qemu-power.js";
 import { qemuReadRoutes } from "./qemu-read.js";
+import { qemuSnapshotRoutes } from "./qemu-snapshot.js";
+import { qemuSnapshotRollbackRoutes } from "./qemu-snapshot-rollback.js";
 import { qemuTemplateRoutes } from "./qemu-template.js";
 import { storageRoutes } from "./storage.js";
 import { storageStatusRoutes } from "./storage-status.js";
@@ -32,6 +35,7 @@ export function buildRouter(): Router<SimContext> {
     ...clusterRoutes,
     ...haRoutes,
     ...haPlacementRoutes,
+    ...mappingRoutes,
     ...accessRoutes,
     ...accessTicketRoutes,
     ...accessUserRoutes,
@@ -43,6 +47,8 @@ export function buildRouter(): Router<SimContext> {
     ...qemuCreateRoutes,
     ...qemuTemplateRoutes,
     ...qemuDiskRoutes,
+    ...qemuSnapshotRoutes,
+    ...qemuSnapshotRollbackRoutes,
     ...agentRoutes,
     ...agentInfoRoutes,
     ...nodeStatusRoutes,

@@ -134,6 +134,23 @@ function cloneCloudinit(
   return `${copy},media=cdrom`;
 }
 
+/**
+ * The format of a cloned disk: a full clone's is the one asked for, else the source's; a linked
+ * clone on a file-based storage is a qcow2 overlay on its base (pve-storage `Plugin.pm`
+ * `clone_image`: `qemu-img create -b <base> -f qcow2`), elsewhere the storage's own volume.
+ */
+function cloneFormat(
+  sim: SimContext,
+  node: string,
+  storage: string,
+  full: boolean,
+  format: string | number | undefined,
+): string {
+  const type = sim.cluster.storageOn(node, storage)?.type ?? "";
+  if (!full && ["dir", "nfs", "cifs", "glusterfs"].includes(type)) return "qcow2";
+  return String(format ?? "raw");
+}
+
 /** The final config: options copied, new MACs/uuid, new disks, name, no template flag. */
 function cloneConfig(
   sim: SimContext,
@@ -146,7 +163,9 @@ function cloneConfig(
   const config: VmConfig = {};
   let diskIndex = 0;
   for (const [key, value] of Object.entries(source.config)) {
-    if (key === "template" || key === "lock" || /^unused\d+$/.test(key)) continue;
+    // clone_vm copies neither the template flag, the lock, unused disks nor snapshot state.
+    if (key === "template" || key === "lock" || key === "parent" || /^unused\d+$/.test(key))
+      continue;
     const text = String(value);
     const volid = DRIVE_KEY.test(key) ? driveVolume(text) : undefined;
     if (volid !== undefined && isCloudinitVolume(volid)) {
@@ -158,13 +177,13 @@ function cloneConfig(
         ? `vm-${newid}-disk-${diskIndex}`
         : `${volname}/vm-${newid}-disk-${diskIndex}`;
       diskIndex += 1;
-      const size = sim.cluster.volume(node, volid)?.size ?? 0;
+      const source = sim.cluster.volume(node, volid);
       sim.cluster.putVolume(node, {
         volid: `${storage}:${name}`,
         storage,
         content: "images",
-        format: "raw",
-        size,
+        format: cloneFormat(sim, node, storage, full, params["format"] ?? source?.format),
+        size: source?.size ?? 0,
         ctime: Math.floor(Date.now() / 1000),
         vmid: newid,
       });

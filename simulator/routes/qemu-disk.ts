@@ -15,6 +15,7 @@ import { mapStorage, parseStorageMap, type StorageMap } from "../model/storage-m
 import type { VmRecord } from "../model/types.js";
 import { addUnused, freeOwnedVolume } from "../model/pending.js";
 import { migrationRefusal } from "../model/linked-clones.js";
+import { hasSnapshots, volumeInSnapshot } from "../model/snapshots.js";
 import {
   bytesToSize,
   configDigest,
@@ -106,8 +107,12 @@ export const qemuDiskRoutes: Route<SimContext>[] = [
             throw dieError(`VM is locked (${vm.config["lock"]})`);
           const value = vm.config[disk];
           if (value === undefined) throw dieError(`disk '${disk}' does not exist`);
-          if (isCdrom(String(value))) throw dieError("you can't resize a cdrom");
           const volid = driveVolume(String(value)) ?? "";
+          // Before qemu-server 8.0.2 (fix #517) a qcow2 disk could not grow while snapshots exist.
+          const qcow2 = sim.cluster.volume(node, volid)?.format === "qcow2";
+          if (hasSnapshots(vm) && qcow2 && sim.options.profile.resizeRefusesQcow2Snapshots)
+            throw dieError(`can't resize volume: ${disk} if snapshot exists`);
+          if (isCdrom(String(value))) throw dieError("you can't resize a cdrom");
           requirePrivs(sim, tokenId, `/storage/${volid.split(":")[0] ?? ""}`, [
             "Datastore.AllocateSpace",
           ]);
@@ -172,6 +177,9 @@ export const qemuDiskRoutes: Route<SimContext>[] = [
       const format = params["format"] === undefined ? source?.format : String(params["format"]);
       if (volid.split(":")[0] === storage && (format === undefined || format === source?.format))
         throw dieError("you can't move to the same storage with same format");
+      // move_vm_disk: a snapshot still holds the source, so it may be copied but not deleted.
+      if (params["delete"] === 1 && volumeInSnapshot(vm, volid))
+        throw dieError("you can't move a disk with snapshots and delete the source");
       const unusable = imageStorageProblem(sim.cluster, node, storage);
       if (unusable !== undefined) throw dieError(unusable);
       requirePrivs(sim, tokenId, `/storage/${storage}`, ["Datastore.AllocateSpace"]);

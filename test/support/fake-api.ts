@@ -13,6 +13,7 @@ import type {
   DownloadUrlRequest,
   GuestInterface,
   IsoUpload,
+  MappingType,
   MoveTarget,
   NodeBridge,
   NodeStorage,
@@ -22,12 +23,16 @@ import type {
   PoolMembership,
   ProxmoxApi,
   ProxmoxVersion,
+  SnapshotRequest,
+  ResourceMapping,
   StorageVolume,
   TaskLogLine,
   TaskStatus,
   Upid,
   VmConfig,
   VmPendingConfig,
+  VmSnapshot,
+  VmSnapshots,
   VmStatus,
 } from "../../provider/pve/api/proxmox-api";
 import { PermanentError } from "../../provider/pve/errors";
@@ -39,6 +44,8 @@ export interface FakeVm {
   template?: boolean;
   /** Values PVE holds for the next reboot (null: deleted then); a reboot applies them. */
   pending?: Record<string, string | number | null>;
+  /** Oldest first; the last one is the current state's parent. */
+  snapshots?: VmSnapshot[] | undefined;
 }
 
 type Method = keyof ProxmoxApi;
@@ -54,6 +61,8 @@ export class FakeProxmoxApi implements ProxmoxApi {
   ];
   /** The bridges every node has. */
   readonly bridges: string[] = ["vmbr0", "vmbr1"];
+  /** Resource mappings by `<type>/<id>`. */
+  readonly mappings = new Map<string, ResourceMapping>();
   readonly storages: NodeStorage[] = [
     {
       storage: "local",
@@ -191,6 +200,13 @@ export class FakeProxmoxApi implements ProxmoxApi {
   async nodeBridges(node: string): Promise<readonly NodeBridge[]> {
     this.#enter("nodeBridges", [node]);
     return this.bridges.map((iface) => ({ iface, type: "bridge" }));
+  }
+  async resourceMapping(type: MappingType, id: string): Promise<ResourceMapping> {
+    this.#enter("resourceMapping", [type, id]);
+    const mapping = this.mappings.get(`${type}/${id}`);
+    if (mapping === undefined)
+      throw new PermanentError("NOT_FOUND", `mapping '${id}' not found`, { status: 500 });
+    return mapping;
   }
   async vmConfig(node: string, vmid: number): Promise<VmConfig> {
     this.#enter("vmConfig", [node, vmid]);
@@ -374,6 +390,43 @@ export class FakeProxmoxApi implements ProxmoxApi {
         ipAddresses: [{ address: `10.10.0.${vmid % 250}`, type: "ipv4" }],
       },
     ];
+  }
+  async vmSnapshots(node: string, vmid: number): Promise<VmSnapshots> {
+    this.#enter("vmSnapshots", [node, vmid]);
+    const snapshots = this.#vm(node, vmid).snapshots ?? [];
+    return { snapshots, parent: snapshots.at(-1)?.name };
+  }
+  async createSnapshot(node: string, vmid: number, request: SnapshotRequest): Promise<Upid> {
+    this.#enter("createSnapshot", [node, vmid, request]);
+    const vm = this.#vm(node, vmid);
+    const upid = this.#task(node, "qmsnapshot", vmid);
+    const { name, description = "", vmstate = false } = request;
+    if (this.#tasks.get(upid)?.exitstatus === "OK")
+      (vm.snapshots ??= []).push({
+        name,
+        description,
+        vmstate,
+        parent: vm.snapshots?.at(-1)?.name,
+      });
+    return upid;
+  }
+  async updateSnapshot(node: string, vmid: number, name: string, description: string) {
+    this.#enter("updateSnapshot", [node, vmid, name, description]);
+    const vm = this.#vm(node, vmid);
+    vm.snapshots = vm.snapshots?.map((s) => (s.name === name ? { ...s, description } : s));
+  }
+  async rollbackSnapshot(node: string, vmid: number, name: string, start: boolean) {
+    this.#enter("rollbackSnapshot", [node, vmid, name, start]);
+    this.#vm(node, vmid);
+    return this.#task(node, "qmrollback", vmid);
+  }
+  async deleteSnapshot(node: string, vmid: number, name: string): Promise<Upid> {
+    this.#enter("deleteSnapshot", [node, vmid, name]);
+    const vm = this.#vm(node, vmid);
+    const upid = this.#task(node, "qmdelsnapshot", vmid);
+    if (this.#tasks.get(upid)?.exitstatus === "OK")
+      vm.snapshots = vm.snapshots?.filter((snapshot) => snapshot.name !== name);
+    return upid;
   }
   async uploadIso(node: string, storage: string, iso: IsoUpload): Promise<Upid> {
     this.#enter("uploadIso", [node, storage, iso.filename]);

@@ -10,6 +10,7 @@ import type {
   GuestInterface,
   MigrateDisks,
   IsoUpload,
+  MappingType,
   MoveTarget,
   NodeBridge,
   NodeStorage,
@@ -21,12 +22,15 @@ import type {
   ProxmoxApi,
   ProxmoxVersion,
   PveParams,
+  SnapshotRequest,
+  ResourceMapping,
   StorageVolume,
   TaskLogLine,
   TaskStatus,
   Upid,
   VmConfig,
   VmPendingConfig,
+  VmSnapshots,
   VmStatus,
 } from "./proxmox-api.js";
 import * as schemas from "./responses.js";
@@ -91,6 +95,14 @@ export class HttpProxmoxApi implements ProxmoxApi {
     return this.#http.request("GET", ["nodes", node, "network"], schemas.nodeBridgesSchema, {
       query: { type: "any_bridge" },
     });
+  }
+
+  resourceMapping(type: MappingType, id: string): Promise<ResourceMapping> {
+    return this.#http.request(
+      "GET",
+      ["cluster", "mapping", type, id],
+      schemas.resourceMappingSchema,
+    );
   }
 
   async vmConfig(node: string, vmid: number): Promise<VmConfig> {
@@ -270,6 +282,38 @@ export class HttpProxmoxApi implements ProxmoxApi {
     );
   }
 
+  vmSnapshots(node: string, vmid: number): Promise<VmSnapshots> {
+    const path = ["nodes", node, "qemu", vmid, "snapshot"];
+    return this.#http.request("GET", path, schemas.vmSnapshotsSchema);
+  }
+
+  createSnapshot(node: string, vmid: number, request: SnapshotRequest): Promise<Upid> {
+    const { name: snapname, description, vmstate } = request;
+    return this.#http.request(
+      "POST",
+      ["nodes", node, "qemu", vmid, "snapshot"],
+      schemas.upidSchema,
+      {
+        form: defined({ snapname, description, vmstate }),
+      },
+    );
+  }
+
+  updateSnapshot(node: string, vmid: number, name: string, description: string): Promise<void> {
+    const path = ["nodes", node, "qemu", vmid, "snapshot", name, "config"];
+    return this.#http.request("PUT", path, schemas.nothingSchema, { form: { description } });
+  }
+
+  rollbackSnapshot(node: string, vmid: number, name: string, start: boolean): Promise<Upid> {
+    const path = ["nodes", node, "qemu", vmid, "snapshot", name, "rollback"];
+    return this.#http.request("POST", path, schemas.upidSchema, { form: start ? { start } : {} });
+  }
+
+  deleteSnapshot(node: string, vmid: number, name: string): Promise<Upid> {
+    const path = ["nodes", node, "qemu", vmid, "snapshot", name];
+    return this.#http.request("DELETE", path, schemas.upidSchema);
+  }
+
   uploadIso(node: string, storage: string, iso: IsoUpload): Promise<Upid> {
     return this.#http.request(
       "POST",
@@ -329,7 +373,7 @@ export class HttpProxmoxApi implements ProxmoxApi {
 
   nodeTasks(node: string, query: NodeTaskQuery): Promise<readonly NodeTask[]> {
     return this.#http.request("GET", ["nodes", node, "tasks"], schemas.nodeTasksSchema, {
-      query: defined({ source: query.source, since: query.since, limit: query.limit }),
+      query: defined({ ...query }),
     });
   }
 

@@ -130,6 +130,10 @@ export interface NodeTaskQuery {
   readonly since?: number | undefined;
   /** At most this many rows (PVE's default is 50). */
   readonly limit?: number | undefined;
+  /** Only this guest's tasks. */
+  readonly vmid?: number | undefined;
+  /** Only tasks of this worker type, e.g. `qmrollback`. */
+  readonly typefilter?: string | undefined;
 }
 
 export interface TaskLogLine {
@@ -220,6 +224,44 @@ export interface ProxmoxVersion {
   readonly repoid: string;
 }
 
+/** One snapshot of a VM, as `GET …/snapshot` lists it (PVE's `current` row is not one). */
+export interface VmSnapshot {
+  readonly name: string;
+  /** Empty when none was given. */
+  readonly description: string;
+  /** UNIX seconds when it was taken. */
+  readonly snaptime?: number | undefined;
+  /** Whether it holds the RAM: a rollback to it resumes the VM. */
+  readonly vmstate: boolean;
+  readonly parent?: string | undefined;
+  /** `prepare` while a task takes it, `delete` while one removes it. */
+  readonly snapstate?: string | undefined;
+}
+
+/** A VM's snapshots and where its current state descends from. */
+export interface VmSnapshots {
+  readonly snapshots: readonly VmSnapshot[];
+  /** The snapshot the current state was taken after or rolled back to (the `current` row's parent). */
+  readonly parent?: string | undefined;
+}
+
+export interface SnapshotRequest {
+  /** PVE's snapshot name: a letter, then letters, digits, `_` or `-`; 2 to 40 characters. */
+  readonly name: string;
+  readonly description?: string | undefined;
+  /** Save a running VM's RAM too (PVE's `vmstate`). */
+  readonly vmstate?: boolean | undefined;
+}
+
+/** A cluster resource mapping's type: host PCI or USB devices, or host directories. */
+export type MappingType = "pci" | "usb" | "dir";
+
+/** `GET /cluster/mapping/<type>/<id>`: one property string per node entry (`node=pve1,…`). */
+export interface ResourceMapping {
+  readonly map: readonly string[];
+  readonly description?: string | undefined;
+}
+
 /** Effective privileges of the caller, per ACL path: `{"/vms/100": {"VM.Audit": 1}}`. */
 export type Permissions = Readonly<Record<string, Readonly<Record<string, number>>>>;
 
@@ -243,6 +285,12 @@ export interface ProxmoxApi {
    * SDN.Audit or SDN.Use on `/sdn/zones/localnetwork/<bridge>`, which using it needs anyway.
    */
   nodeBridges(node: string): Promise<readonly NodeBridge[]>;
+  /**
+   * GET /cluster/mapping/{type}/{id} (PVE 8.0+; `dir` 8.4+): a resource mapping and its node
+   * entries. Needs Mapping.Use, Mapping.Audit or Mapping.Modify on `/mapping/<type>/<id>`;
+   * NOT_FOUND when there is no such mapping.
+   */
+  resourceMapping(type: MappingType, id: string): Promise<ResourceMapping>;
 
   vmConfig(node: string, vmid: number): Promise<VmConfig>;
   /** GET …/pending: the config and what waits for the next reboot, in one request. */
@@ -299,6 +347,20 @@ export interface ProxmoxApi {
    */
   moveDisk(node: string, vmid: number, disk: string, target: MoveTarget): Promise<Upid>;
   agentInterfaces(node: string, vmid: number): Promise<readonly GuestInterface[]>;
+
+  /** GET …/snapshot: the VM's snapshots, oldest first. */
+  vmSnapshots(node: string, vmid: number): Promise<VmSnapshots>;
+  /** POST …/snapshot: a `qmsnapshot` task; a used name or a disk without snapshots fails it. */
+  createSnapshot(node: string, vmid: number, request: SnapshotRequest): Promise<Upid>;
+  /** PUT …/snapshot/{name}/config: the description, changed at once. */
+  updateSnapshot(node: string, vmid: number, name: string, description: string): Promise<void>;
+  /**
+   * POST …/snapshot/{name}/rollback: a `qmrollback` task. PVE stops a running VM first and
+   * starts it after only with `start` (or when the snapshot holds the RAM).
+   */
+  rollbackSnapshot(node: string, vmid: number, name: string, start: boolean): Promise<Upid>;
+  /** DELETE …/snapshot/{name}: a `qmdelsnapshot` task; a missing snapshot fails the task. */
+  deleteSnapshot(node: string, vmid: number, name: string): Promise<Upid>;
 
   uploadIso(node: string, storage: string, iso: IsoUpload): Promise<Upid>;
   /** Downloaded images are listed and deleted like any volume, with content `import`. */

@@ -70,6 +70,11 @@ export const nodeStoragesSchema = z.array(
     })),
 );
 
+export const resourceMappingSchema = z.looseObject({
+  map: z.array(z.string()).default([]),
+  description: z.string().optional(),
+});
+
 export const nodeBridgesSchema = z.array(z.looseObject({ iface: z.string(), type: z.string() }));
 
 /** `memory` is a property string since qemu-server 8.1 (`2048` or `current=2048,…`). */
@@ -194,6 +199,29 @@ export const taskStatusSchema = z.looseObject({
 
 /** `status` is absent from a finished task whose index line holds no exit status. */
 export const nodeTasksSchema = z.array(z.looseObject({ upid, status: z.string().optional() }));
+
+/**
+ * `GET …/snapshot`: one row per snapshot, in PVE's hash order, plus the `current` row (the VM
+ * itself, whose `parent` is where it descends from). Sorted oldest first here.
+ */
+export const vmSnapshotsSchema = z
+  .array(
+    z.looseObject({
+      name: z.string(),
+      description: z.string().optional(),
+      snaptime: intish.optional(),
+      vmstate: flag.optional(),
+      parent: z.string().optional(),
+      snapstate: z.string().optional(),
+    }),
+  )
+  .transform((rows) => ({
+    snapshots: rows
+      .filter((row) => row.name !== "current")
+      .map((row) => ({ ...row, description: row.description ?? "", vmstate: row.vmstate ?? false }))
+      .sort((a, b) => (a.snaptime ?? 0) - (b.snaptime ?? 0)),
+    parent: rows.find((row) => row.name === "current")?.parent,
+  }));
 
 export const taskLogSchema = z.array(z.looseObject({ n: z.number(), t: z.string() }));
 

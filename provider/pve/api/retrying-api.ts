@@ -35,11 +35,13 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   nodes: "read",
   nodeStorages: "read",
   nodeBridges: "read",
+  resourceMapping: "read",
   vmConfig: "read",
   vmPending: "read",
   vmStatus: "read",
   nodeVms: "read",
   agentInterfaces: "read",
+  vmSnapshots: "read",
   storageContent: "read",
   taskLog: "read",
   taskStatus: "none",
@@ -53,6 +55,9 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   stopVm: "idempotent",
   shutdownVm: "idempotent",
   uploadIso: "idempotent",
+  updateSnapshot: "idempotent",
+  // A repeat finds the snapshot gone: the caller counts NOT_FOUND as deleted.
+  deleteSnapshot: "idempotent",
   cloneVm: "unsafe",
   createVm: "unsafe",
   convertToTemplate: "unsafe",
@@ -63,6 +68,10 @@ const RETRY_KINDS: Readonly<Record<Method, RetryKind>> = {
   // A repeated add or removal is refused ("already a pool member"): the next `up` reads the
   // listing and does only what is left.
   updatePoolMembership: "unsafe",
+  // A second snapshot of one name fails ("already used"), hiding the first one's success; a
+  // second rollback would discard whatever happened after the first.
+  createSnapshot: "unsafe",
+  rollbackSnapshot: "unsafe",
 };
 
 /** Whether `method` only reads (a GET that changes nothing on PVE and sees no change end). */
@@ -79,11 +88,13 @@ const REQUEST_NAMES: Readonly<Record<Method, string>> = {
   nodes: "GET /nodes",
   nodeStorages: "GET storages",
   nodeBridges: "GET bridges",
+  resourceMapping: "GET resource mapping",
   vmConfig: "GET config",
   vmPending: "GET pending",
   vmStatus: "GET status",
   nodeVms: "GET node VMs",
   agentInterfaces: "GET guest interfaces",
+  vmSnapshots: "GET snapshots",
   storageContent: "GET storage content",
   taskLog: "GET task log",
   taskStatus: "GET task status",
@@ -105,6 +116,10 @@ const REQUEST_NAMES: Readonly<Record<Method, string>> = {
   migrateVm: "POST migrate",
   moveDisk: "POST move_disk",
   updatePoolMembership: "PUT pool",
+  createSnapshot: "POST snapshot",
+  updateSnapshot: "PUT snapshot config",
+  rollbackSnapshot: "POST snapshot rollback",
+  deleteSnapshot: "DELETE snapshot",
 };
 
 export interface RetryingApiOptions {

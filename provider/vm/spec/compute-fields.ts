@@ -6,12 +6,14 @@ import {
   formatCpu,
   formatMemory,
   memorySchema,
+  probeCpu,
+  probeMemory,
   readCpu,
   readMemory,
   sameCpuModel,
 } from "./compute";
 import { field, sameText } from "./field";
-import { formatNuma, numaConflict, numaSchema, readNuma, sameNumaKey } from "./numa";
+import { formatNuma, numaConflict, numaSchema, probeNuma, readNuma, sameNumaKey } from "./numa";
 
 /** CPU and memory. */
 export const COMPUTE_FIELDS = {
@@ -49,7 +51,11 @@ export const COMPUTE_FIELDS = {
       .optional(),
     configKeys: { format: formatMemory },
     hotKeys: { memory: { hotplug: "memory", numa: true }, balloon: "always", shares: "always" },
-    readBack: { from: "vm", read: ({ config }, input) => readMemory(config, input) },
+    readBack: {
+      from: "vm",
+      read: ({ config }, input) => readMemory(config, input),
+      probe: ({ config }) => probeMemory(config),
+    },
     example: {
       valid: { sizeMiB: 4096, balloonMiB: 2048 },
       invalid: { sizeMiB: 2048, balloonMiB: 4096 },
@@ -73,7 +79,11 @@ export const COMPUTE_FIELDS = {
         key === "cpu" ? sameCpuModel(current, wanted) : sameText(current, wanted),
     },
     hotKeys: { vcpus: { hotplug: "cpu" }, cpuunits: "always", cpulimit: "always" },
-    readBack: { from: "vm", read: ({ config }, input) => readCpu(config, input) },
+    readBack: {
+      from: "vm",
+      read: ({ config }, input) => readCpu(config, input),
+      probe: ({ config }) => probeCpu(config),
+    },
     example: {
       valid: { type: "host", sockets: 1, cores: 4, vcpus: 2 },
       invalid: { cores: 2, sockets: 1, vcpus: 4 },
@@ -93,7 +103,11 @@ export const COMPUTE_FIELDS = {
     stored: z.array(z.looseObject({})).optional(),
     configKeys: { format: formatNuma, same: sameNumaKey },
     ownsKeys: /^numa\d+$/,
-    readBack: { from: "vm", read: ({ config }, input) => readNuma(config, input) },
+    readBack: {
+      from: "vm",
+      read: ({ config }, input) => readNuma(config, input),
+      probe: ({ config }) => probeNuma(config),
+    },
     example: {
       valid: [{ cpus: "0-1", memoryMiB: 1024, hostNodes: "0", policy: "bind" }],
       invalid: [{ cpus: "0-1", memoryMiB: 1024, hostNodes: "0" }],

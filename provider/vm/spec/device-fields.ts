@@ -112,6 +112,7 @@ export const DEVICE_FIELDS = {
         if (now === undefined) return undefined;
         return input.action === undefined ? { model: now.model } : now;
       },
+      probe: ({ config }) => parseWatchdog(text(config["watchdog"])),
     },
     example: { valid: { model: "ib700", action: "reset" }, invalid: { action: "reboot" } },
   }),
@@ -146,6 +147,7 @@ export const DEVICE_FIELDS = {
           ...(input.periodMs === undefined ? {} : { periodMs: withDefaults(now)?.periodMs }),
         };
       },
+      probe: ({ config }) => parseRng(text(config["rng0"])),
     },
     example: {
       valid: { source: "/dev/urandom", maxBytes: 2048, periodMs: 1000 },

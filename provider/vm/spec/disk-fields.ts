@@ -5,6 +5,7 @@ import {
   diskGiB,
   disksSchema,
   formatDisks,
+  probeDisks,
   readDisks,
   refuseDisks,
   removedDisks,
@@ -49,7 +50,7 @@ export const DISK_FIELDS = {
     stored: z.array(z.looseObject({ interface: z.string() })).optional(),
     configKeys: { format: formatDisks },
     configRemoves: removedDisks,
-    readBack: { from: "vm", read: readDisks },
+    readBack: { from: "vm", read: readDisks, probe: probeDisks },
     example: {
       valid: [
         { interface: "scsi0", sizeGiB: 32, discard: true },

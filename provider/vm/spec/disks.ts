@@ -268,6 +268,31 @@ export function readDisks({ config }: ObservedVm, input: readonly DiskInputs[]):
 }
 
 /**
+ * `disks` asking for every disk the VM has on a bus the input takes, with its storage and the
+ * options its drive value sets; undefined when it has none. CD-ROMs are no disks.
+ */
+export function probeDisks({ config }: ObservedVm): DiskInputs[] | undefined {
+  const disks = Object.keys(config)
+    .filter((key) => INTERFACE.test(key) && diskAt(config, key) !== undefined)
+    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
+    .map((key): DiskInputs => {
+      const drive = diskAt(config, key) as Drive;
+      const options = OPTION_NAMES.filter((name) => optionOf(drive, name) !== undefined);
+      return {
+        interface: key,
+        storage: storageOf(drive),
+        sizeGiB: 0,
+        ...Object.fromEntries(options.map((name) => [name, OPTIONS[name].read(undefined)])),
+        ...(optionOf(drive, "aio") === undefined ? {} : { aio: AIO_MODES[0] }),
+        ...(IO_LIMIT_OPTIONS.some((option) => optionOf(drive, option) !== undefined)
+          ? { ioLimits: {} }
+          : {}),
+      };
+    });
+  return disks.length === 0 ? undefined : disks;
+}
+
+/**
  * Changes PVE cannot make, or that would lose data silently: a shrink, a disk dropped from the
  * list without `remove` (the provider never detaches a disk unasked), a format change in place.
  */

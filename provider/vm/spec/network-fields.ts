@@ -108,6 +108,21 @@ export const NETWORK_FIELDS = {
           const now = parseNic(config[nicKey(i)] as string | undefined);
           return now === undefined ? [] : [{ ...nic, ...asked(now, nic) } as NicInputs];
         }),
+      // net0, net1… up to the first gap, each with the options PVE's value sets (no MAC: the
+      // VM keeps its own unless one is pinned).
+      probe: ({ config }) => {
+        const nics: NicInputs[] = [];
+        for (let i = 0; ; i++) {
+          const now = parseNic(config[nicKey(i)] as string | undefined);
+          if (now === undefined) return nics.length === 0 ? undefined : nics;
+          const { mac: _mac, ...options } = now;
+          nics.push(
+            Object.fromEntries(
+              Object.entries(options).filter(([, value]) => value !== undefined),
+            ) as NicInputs,
+          );
+        }
+      },
     },
     example: {
       valid: [{ bridge: "vmbr0" }, { bridge: "vmbr1", vlan: 20, mtu: 9000, firewall: true }],

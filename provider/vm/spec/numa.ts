@@ -84,6 +84,21 @@ export function readNuma(config: VmConfig, input: readonly NumaNode[]): NumaNode
   });
 }
 
+/** `numa` asking for the nodes the VM sets, numa0 up to the first gap, with their options. */
+export function probeNuma(config: VmConfig): NumaNode[] | undefined {
+  const nodes: NumaNode[] = [];
+  for (let i = 0; config[`numa${i}`] !== undefined; i++) {
+    const parts = propertyString(text(config[`numa${i}`]) ?? "", "cpus");
+    nodes.push({
+      cpus: "",
+      memoryMiB: 0,
+      ...(parts["hostnodes"] === undefined ? {} : { hostNodes: "" }),
+      ...(parts["policy"] === undefined ? {} : { policy: "bind" }),
+    });
+  }
+  return nodes.length === 0 ? undefined : nodes;
+}
+
 /** The VM's memory in MiB as the inputs say it, when they say it. */
 const memoryOf = (memory: unknown): number | undefined =>
   typeof memory === "number"

@@ -20,6 +20,15 @@ interface Row {
 
 const rows: readonly Row[] = [
   {
+    text: "mapping 'gpu0' not found",
+    source: "pve-manager PVE/API2/Cluster/Mapping/PCI.pm get",
+    method: "GET",
+    path: "/cluster/mapping/pci/gpu0",
+    status: 500,
+    code: "NOT_FOUND",
+    transient: false,
+  },
+  {
     text: "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist",
     source: "pve-guest-common src/PVE/AbstractConfig.pm load_config",
     method: "GET",
@@ -71,6 +80,33 @@ const rows: readonly Row[] = [
     path: "/nodes/pve1/qemu/100/clone",
     status: 500,
     code: "ALREADY_EXISTS",
+    transient: false,
+  },
+  {
+    text: "you can't move a disk with snapshots and delete the source",
+    source: "qemu-server src/PVE/API2/Qemu.pm move_vm_disk",
+    method: "POST",
+    path: "/nodes/pve1/qemu/100/move_disk",
+    status: 500,
+    code: "BAD_STATE",
+    transient: false,
+  },
+  {
+    text: "can't resize volume: scsi0 if snapshot exists",
+    source: "qemu-server PVE/API2/Qemu.pm resize_vm (before 8.0.2)",
+    method: "PUT",
+    path: "/nodes/pve1/qemu/100/resize",
+    status: 500,
+    code: "BAD_STATE",
+    transient: false,
+  },
+  {
+    text: "unable to use snapshot name 'current' (reserved name)",
+    source: "qemu-server src/PVE/API2/Qemu.pm snapshot",
+    method: "POST",
+    path: "/nodes/pve1/qemu/100/snapshot",
+    status: 500,
+    code: "INVALID_PARAM",
     transient: false,
   },
   {
@@ -648,6 +684,21 @@ describe("classifyTaskFailure", () => {
       [],
     );
     expect(error.context.taskErrorCode).toBe("NOT_FOUND");
+  });
+
+  it.each([
+    // pve-guest-common AbstractConfig.pm __snapshot_prepare.
+    ["snapshot name 'before-upgrade' already used", "qmsnapshot", "ALREADY_EXISTS"],
+    ["snapshot feature is not available", "qmsnapshot", "UNSUPPORTED"],
+    // AbstractConfig.pm snapshot_delete / snapshot_rollback.
+    ["snapshot 'gone' does not exist", "qmdelsnapshot", "NOT_FOUND"],
+    ["VM is locked (snapshot)", "qmrollback", "LOCKED"],
+    // pve-storage ZFSPoolPlugin.pm volume_rollback_is_possible.
+    ["can't rollback, more recent snapshots exist", "qmrollback", "BAD_STATE"],
+  ])("marks the snapshot task's exit '%s' (%s) as %s", (text, type, code) => {
+    const upidOf = `UPID:pve1:0021B19E:02328820:67CC7B42:${type}:100:root@pam!ci:`;
+    const error = classifyTaskFailure("pve1", upidOf, text, []);
+    expect([error.code, error.context.taskErrorCode]).toEqual(["TASK_FAILED", code]);
   });
 
   it.each([
