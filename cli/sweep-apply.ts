@@ -1,7 +1,7 @@
 /**
- * sweep's delete step, in the order that keeps every delete possible: VMs first (which may be a
- * template's linked clones), then templates, then images no template names, then seeds whose VM
- * is long gone. Each goes through the provider's own delete; a failure is a row, not a throw.
+ * sweep's delete step, in the order that keeps every delete possible: left-over snapshots of
+ * owned VMs, then VMs (which may be a template's linked clones), then templates, then images no
+ * template names, then seeds whose VM is long gone. Each goes through the provider's own delete; a failure is a row, not a throw.
  */
 import {
   deleteMarkedTemplate,
@@ -13,12 +13,14 @@ import {
 import {
   imageItem,
   seedItem,
+  snapshotItem,
   templateItem,
   vmItem,
   type Orphans,
   type SweepItem,
 } from "./sweep-items";
 import { seedIsos } from "./sweep-scan";
+import { removeSnapshot } from "./sweep-snapshots";
 
 /** Every orphan deleted (or skipped, or failed), in order. */
 export async function deleteOrphans(
@@ -27,6 +29,11 @@ export async function deleteOrphans(
   taskMs: number,
 ): Promise<SweepItem[]> {
   return [
+    ...(await deleteEach(orphans.snapshots, {
+      remove: (snapshot) => removeSnapshot(ctx, snapshot, taskMs),
+      row: snapshotItem,
+      done: () => "deleted; the VM keeps its current state",
+    })),
     ...(await deleteVms(ctx, orphans.vms, taskMs)),
     ...(await deleteTemplates(ctx, orphans.templates, taskMs)),
     ...(await deleteImages(ctx, orphans.images, taskMs)),
@@ -41,6 +48,7 @@ export function listOrphans(orphans: Orphans): SweepItem[] {
     ...orphans.seeds.map((seed) => seedItem(seed, "orphan")),
     ...orphans.templates.map((t) => templateItem(t, "orphan")),
     ...orphans.images.map((image) => imageItem(image, "orphan")),
+    ...orphans.snapshots.map((snapshot) => snapshotItem(snapshot, "orphan")),
   ];
 }
 

@@ -5,7 +5,7 @@
  */
 import { seedOwnerOf, type ProxmoxApi } from "../provider/entry";
 import { where, type OrphanSeed, type Orphans } from "./sweep-items";
-import { readOwners, type OwnerSources, type Owners } from "./sweep-owners";
+import { readOwners, readStates, type OwnerSources, type Owners } from "./sweep-owners";
 import {
   isStaleSeed,
   readVmConfigs,
@@ -15,6 +15,7 @@ import {
   type StateSeeds,
   type VmScan,
 } from "./sweep-scan";
+import { leftSnapshots } from "./sweep-snapshots";
 import { scanTemplates, templateImages } from "./sweep-templates";
 
 /** Only these identities (and their seeds) are considered; undefined: every identity. */
@@ -25,8 +26,10 @@ export async function findOrphans(
   sources: OwnerSources,
   only: Only,
 ): Promise<Orphans> {
-  const owners = await readOwners(sources);
-  const states = await stateSeeds(sources);
+  // Each state read once, for both what it owns and the seeds it records.
+  const read = { ...sources, states: await readStates(sources) };
+  const owners = await readOwners(read);
+  const states = await stateSeeds(read);
   // One read of every VM's config serves both scans; the listing is read fresh, never one this
   // process's coalescer kept from before the states were read.
   api.invalidateClusterVms?.();
@@ -53,6 +56,10 @@ export async function findOrphans(
           considered(image.identity),
       )
       .map((image) => ({ ...image, interrupted: killedTemplates.has(image.identity) })),
+    snapshots: await leftSnapshots(
+      api,
+      scan.marked.filter((vm) => owners.owned.has(vm.identity) && considered(vm.identity)),
+    ),
     ownedIdentities: owners.owned.size,
     ownedVms: scan.marked.filter((vm) => owners.owned.has(vm.identity)).length,
   };

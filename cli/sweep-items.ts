@@ -5,11 +5,15 @@
 import { vmLabel } from "../provider/entry";
 import type { ExitCode } from "./report";
 import type { MarkedVm, SeedIso } from "./sweep-scan";
+import type { LeftSnapshot } from "./sweep-snapshots";
 import type { MarkedTemplate, TemplateImage } from "./sweep-templates";
 
 export interface SweepItem {
-  readonly kind: "vm" | "seed" | "template" | "image";
-  /** `VM 10123 on pve1 (web-1a2b3c)`, `template 10234 on pve1 (…)`, or the seed's or image's volid. */
+  readonly kind: "vm" | "seed" | "template" | "image" | "snapshot";
+  /**
+   * `VM 10123 on pve1 (web-1a2b3c)`, `template 10234 on pve1 (…)`, the seed's or image's volid, or
+   * `pp-update-… of VM 10123 on pve1`.
+   */
   readonly target: string;
   readonly node: string;
   readonly vmid?: number | undefined;
@@ -55,6 +59,8 @@ export interface Orphans {
   readonly seeds: readonly OrphanSeed[];
   readonly templates: readonly (MarkedTemplate & Interrupted)[];
   readonly images: readonly (TemplateImage & Interrupted)[];
+  /** Snapshots of owned VMs whose protected update never ended. */
+  readonly snapshots: readonly LeftSnapshot[];
   readonly ownedIdentities: number;
   readonly ownedVms: number;
 }
@@ -134,6 +140,25 @@ export function seedItem(seed: OrphanSeed, action: Action, detail?: string): Swe
 }
 
 /** Where a volume lies: `on local of node pve1`. */
+/** A snapshot an interrupted protected update left (sweep-snapshots.ts). */
+export function snapshotItem(
+  snapshot: LeftSnapshot,
+  action: SweepItem["action"],
+  detail?: string,
+): SweepItem {
+  return {
+    kind: "snapshot",
+    target: `${snapshot.name} of ${vmLabel(snapshot)}`,
+    node: snapshot.node,
+    vmid: snapshot.vmid,
+    identity: snapshot.identity,
+    action,
+    detail:
+      detail ??
+      "taken before an update that never ended (an interrupted run); the next `pulumi up` finishes under it",
+  };
+}
+
 export function where(volume: { readonly storage: string; readonly node: string }): string {
   return `on ${volume.storage} of node ${volume.node}`;
 }

@@ -1,7 +1,7 @@
 /**
  * `pulumi-proxmox sweep`: lists the VMs, seed ISOs, templates and downloaded images that carry
  * this package's mark but that no given stack's state owns — the leftovers of killed runs or lost
- * state — and, with `--apply`, removes them with the provider's own ordered deletes: VMs first
+ * state — and the snapshots a killed protected update left on owned VMs, and, with `--apply`, removes them with the provider's own ordered deletes: VMs first
  * (stop → seeds → destroy), then templates (refused while linked clones exist), then images and
  * seeds nothing references. A VM or template without the mark, or whose identity a given state
  * holds, is never touched.
@@ -14,6 +14,7 @@ import { UsageError, writeReport, type ExitCode } from "./report";
 import { deleteOrphans, listOrphans } from "./sweep-apply";
 import { clusterLabel, sweepClusters, type SweepCluster } from "./sweep-clusters";
 import { findOrphans } from "./sweep-find";
+import { readStates, type Deployment } from "./sweep-owners";
 import type { SweepItem, SweepReport } from "./sweep-items";
 
 export type { SweepItem, SweepReport } from "./sweep-items";
@@ -32,6 +33,8 @@ export interface SweepOptions {
   readonly onProgress?: ((line: string) => void) | undefined;
   /** Only these identities (and their seeds) are considered: `destroy` cleans its own run's. */
   readonly only?: ReadonlySet<string> | undefined;
+  /** The states of the stacks and files when already read: a sweep of many clusters reads them once. */
+  readonly states?: readonly Deployment[] | undefined;
 }
 
 const NO_STATE =
@@ -124,8 +127,9 @@ function formatSweep(report: SweepReport): string {
 const HELP = `Usage: pulumi-proxmox sweep [--cwd DIR] --stack NAME [--stack NAME ...] [--provider NAME] [--apply]
 
 Lists VMs, seed ISOs, templates and downloaded images that carry pulumi-proxmox's mark but that
-no given stack owns; --apply deletes them (VMs, then templates without linked clones, then images
-and seeds). Give EVERY stack that manages VMs or templates on these clusters.
+no given stack owns, and snapshots an interrupted rollbackOnFailure update left on owned VMs;
+--apply deletes them (snapshots, VMs, then templates without linked clones, then images and
+seeds). Give EVERY stack that manages VMs or templates on these clusters.
 
 Sweeps each cluster of the given stacks in turn, headed by its provider and endpoint: the stack
 config's (provider default) and each explicit Provider's, as the last \`pulumi up\` recorded its
@@ -136,7 +140,7 @@ settings in the state. The connection flags apply to the stack config's cluster,
   --cwd DIR               the program directory of the --stack flags that follow
   --state-file FILE       a \`pulumi stack export\` file (repeatable)
   --backend URL           the state backend for every --stack
-  --provider NAME         only the cluster of this provider of the --stack (default: the stack config's)
+  --provider NAME         only the cluster of the --stack's Provider NAME (\`default\`: the stack config's)
   --apply                 delete the orphans (default: dry run)
   --report FILE           also write the JSON report there
 
@@ -177,10 +181,12 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<Exi
     "ca-cert": values["ca-cert"],
     insecure: values.insecure,
   };
-  const clusters = await sweepClusters(flags, stacks, process.env, values.provider);
+  const sources = { stacks, stateFiles: values["state-file"] };
+  const states = await readStates(sources);
+  const clusters = await sweepClusters(flags, stacks, states, process.env, values.provider);
   const report = await sweepEach(
     clusters,
-    { stacks, stateFiles: values["state-file"], apply: values.apply === true },
+    { ...sources, states, apply: values.apply === true },
     io,
   );
   if (report.applied !== true && report.items.length > 0) {

@@ -29,6 +29,8 @@ export { TEMPLATE_TYPE, VM_SNAPSHOT_TYPE, VM_TYPE } from "./glue/resource-types"
 export { listSnapshots, rollbackToSnapshot } from "./pve/snapshot-tasks";
 /** How every message names a VM (`VM 13695 on pve1`): the CLI uses the same form. */
 export { vmLabel } from "./pve/errors";
+export { deleteSnapshot } from "./pve/snapshot-tasks";
+export { isLeftOver as isLeftOverSnapshot } from "./vm/rollback/snapshot-name";
 
 /** A VM the CLI found by its mark: its VMID, the identity and name the mark and VM carry. */
 export interface VmToDelete {

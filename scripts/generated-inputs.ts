@@ -27,6 +27,7 @@ const ON_CHANGE: Record<Change, string> = {
   replace: "replaces the VM (create before delete)",
   "replace-delete-first": "replaces the VM, deleting the old one first",
   hot: "in place",
+  hotplug: "in place; plugged into a running VM (a disruptive update)",
   reboot: "in place; a running VM reboots (`rebootPolicy`)",
   setting: "the provider's own setting",
 };

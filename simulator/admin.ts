@@ -54,8 +54,8 @@ export function createAdminHandler(target: AdminTarget) {
     const vm = /^\/_sim\/vms\/(\d+)(\/.*)?$/.exec(path);
     const node = /^\/_sim\/nodes\/([^/]+)\/(down|up)$/.exec(path);
     const bridges = /^\/_sim\/nodes\/([^/]+)\/bridges$/.exec(path);
-    const snippet = /^\/_sim\/nodes\/([^/]+)\/storage\/([^/]+)\/snippets\/([^/]+)$/.exec(path);
     const mapping = /^\/_sim\/mappings\/([^/]+)\/([^/]+)$/.exec(path);
+    const snippet = /^\/_sim\/nodes\/([^/]+)\/storage\/([^/]+)\/snippets\/([^/]+)$/.exec(path);
     try {
       const key = `${method} ${vm === null ? path : `/_sim/vms/{vmid}${vm[2] ?? ""}`}`;
       const vmid = Number(vm?.[1]);
@@ -143,14 +143,14 @@ export function createAdminHandler(target: AdminTarget) {
         f.setBridges(bridges[1] ?? "", list as string[]);
         return send(res, 200, { ok: true });
       }
+      if (mapping !== null && method === "PUT") {
+        f.setMapping(mapping[1] ?? "", mapping[2] ?? "", body as unknown as Mapping);
+        return send(res, 200, { ok: true });
+      }
       if (snippet !== null && method === "PUT") {
         const [, node = "", storage = "", file = ""] = snippet;
         const volid = f.putSnippet(node, storage, file, body["executable"] !== false);
         return send(res, 200, { volid });
-      }
-      if (mapping !== null && method === "PUT") {
-        f.setMapping(mapping[1] ?? "", mapping[2] ?? "", body as unknown as Mapping);
-        return send(res, 200, { ok: true });
       }
       return send(res, 404, { error: `no admin route '${method} ${path}'` });
     } catch (err) {

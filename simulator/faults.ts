@@ -97,13 +97,6 @@ export class Faults {
     for (const bridge of bridges) state.bridges.add(bridge);
   }
 
-  /** Puts an (executable) script in a storage's `snippets/`, for a VM's `hookscript`. */
-  putSnippet(node: string, storage: string, file: string, executable: boolean): string {
-    const volid = putSnippet(this.sim.cluster, node, storage, file, executable);
-    this.sim.changed();
-    return volid;
-  }
-
   /**
    * Adds or replaces a resource mapping, as root does in Datacenter → Resource Mappings; unlike
    * `POST /cluster/mapping/<type>` it works on every release (a fixture for older ones).
@@ -117,6 +110,13 @@ export class Faults {
       );
     this.sim.cluster.mappings.set(type as MappingType, id, mapping);
     this.sim.changed();
+  }
+
+  /** Puts an (executable) script in a storage's `snippets/`, for a VM's `hookscript`. */
+  putSnippet(node: string, storage: string, file: string, executable: boolean): string {
+    const volid = putSnippet(this.sim.cluster, node, storage, file, executable);
+    this.sim.changed();
+    return volid;
   }
 
   /** The next matching task(s) end with `TASK ERROR: <message>` and change nothing. */

@@ -82,8 +82,25 @@ export async function check(olds: Props, news: Props) {
   return { inputs: { ...news }, failures: forEngine(failures) };
 }
 
+/**
+ * diff, then — when the VM changes in place under `rollbackOnFailure` — the refusals of what PVE
+ * cannot snapshot or do while a snapshot exists (vm/rollback/preview.ts), before anything is
+ * written.
+ */
 export async function diff(_id: string, olds: Props, news: Props) {
-  const result = diffVm(olds, checkVm({}, news).inputs);
+  const inputs = checkVm({}, news).inputs;
+  const result = diffVm(olds, inputs);
+  if (
+    result.changes &&
+    result.replaces.length === 0 &&
+    (inputs["rollbackOnFailure"] ?? false) !== false &&
+    !containsUnknown(inputs)
+  ) {
+    const { previewRollback } = await import("../vm/rollback/preview.js");
+    // A config that cannot connect is reported by the update that needs the connection.
+    const ctx = await context().catch(() => undefined);
+    if (ctx) await previewRollback(ctx, parseVmState(olds), inputs as ResolvedInputs);
+  }
   return {
     changes: result.changes,
     replaces: result.replaces,

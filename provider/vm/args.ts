@@ -194,6 +194,13 @@ export interface ProxmoxVmArgs {
    */
   readonly nodeDrift?: pulumi.Input<ArgOf<"nodeDrift">>;
   /**
+   * Before a disruptive update (a reboot, a disk or NIC change, firmware, machine, the seed)
+   * snapshot the VM; when the update fails or the VM does not come back, roll back to it and fail
+   * with the cause. `{ keep: N }` keeps the last N snapshots of successful updates; `includeRam`
+   * saves the running guest's RAM with it (slower, and as large as its memory).
+   */
+  readonly rollbackOnFailure?: pulumi.Input<ArgOf<"rollbackOnFailure">>;
+  /**
    * `{ vmid }` takes over an existing VM this stack did not make (no clone): only the inputs the
    * program sets are written, and its description keeps its text. `true` takes over a complete VM
    * that carries this resource's identity but is unknown to the stack.

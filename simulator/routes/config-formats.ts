@@ -7,7 +7,7 @@ import { bool, DRIVE_FORMATS, oneOf, opt } from "../model/drive-format.js";
 import { NET_FORMAT } from "../model/nic-format.js";
 import type { PveVersion } from "../model/versions.js";
 import { AUDIO, NUMA, RNG, WATCHDOG } from "./device-formats.js";
-import { passthroughFormat } from "./passthrough-formats.js";
+import { passthroughFormat } from "../model/passthrough-formats.js";
 
 /**
  * The property-string formats of the VM config keys (`cpu: host,flags=+aes`; drives and NICs

@@ -32,7 +32,7 @@ type Props = Readonly<Record<string, unknown>>;
 
 const PLACEMENT = fieldsChanged("replace");
 const PINNED = fieldsChanged("replace-delete-first");
-const IN_PLACE = fieldsChanged("hot", "reboot", "setting");
+const IN_PLACE = fieldsChanged("hot", "hotplug", "reboot", "setting");
 
 export function diffVm(olds: Props, news: Props): DiffResult {
   const replaces: string[] = [];

@@ -2,13 +2,15 @@
  * update: in-place changes (cores, memory, disk growth, tags, description, power, network,
  * cloud-init re-seed) by converging the existing VM, then reading it back. Also how a create
  * that failed midway is finished: the engine sends a resource with init errors to update.
+ * With `rollbackOnFailure`, a disruptive update runs under a snapshot (rollback/protect.ts).
  */
 import type { OperationContext } from "../../pve/context";
 import { PermanentError, vmLabel } from "../../pve/errors";
 import { readMark } from "../identity";
 import type { VmState } from "../state/vm-state";
 import { VmInitError } from "../init-error";
-import { converge } from "../steps/converge";
+import { converge, type BeforeWrites } from "../steps/converge";
+import { UpdateUndoneError, rollbackSettings, withRollback } from "../rollback/protect";
 import { convergeAdopted } from "../steps/converge-adopted";
 import { adoptedVmid } from "./check-adopt";
 import { observe } from "../steps/observe";
@@ -36,14 +38,23 @@ export async function updateVm(
       // A pool the program no longer names is left; one it never named is not the program's.
       const leftPool = news.pool === undefined ? olds.pool : undefined;
       // The VM adopt names keeps the adoption's rule: only what the program sets is written.
+      const adopted = adoptedVmid(news) === vm.vmid;
+      const desired = adopted ? news : withDefaults(news);
+      const apply = (beforeWrites?: BeforeWrites) =>
+        adopted
+          ? convergeAdopted(ctx, vm, news, naming, { known, leftPool, beforeWrites })
+          : converge(ctx, vm, desired, naming, { known, leftPool, beforeWrites });
+      const settings = rollbackSettings(news.rollbackOnFailure);
       const now =
-        adoptedVmid(news) === vm.vmid
-          ? await convergeAdopted(ctx, vm, news, naming, { known, leftPool })
-          : await converge(ctx, vm, withDefaults(news), naming, { known, leftPool });
+        settings === undefined
+          ? await apply()
+          : await withRollback({ ctx, settings, desired, naming, adopted }, apply);
       return await observe(ctx, now, news, naming);
     });
   } catch (error) {
     if (error instanceof PermanentError && error.code === "NOT_OURS") throw error;
+    // Refused before its first write, or rolled back: the old inputs describe the VM.
+    if (error instanceof UpdateUndoneError) throw error;
     // Keep the VM in state with the new inputs, so the next `up` retries the update.
     throw new VmInitError(vm.vmid, { ...olds, ...stateExtras, ...news }, error);
   }

@@ -93,6 +93,33 @@ export function waitingKeys(
 }
 
 /**
+ * The field behind each of these keys, written or deleted: the one that formats it, or the one
+ * that wants it gone (a disk marked `remove`) or owns it (a NIC dropped from `networks`). A key
+ * no set input accounts for is left out.
+ */
+export function fieldsBehind(
+  keys: readonly string[],
+  desired: Values,
+  seen: Seen,
+): Map<string, FieldName> {
+  const out = new Map<string, FieldName>();
+  for (const { field, key } of wantedKeys(desired, seen))
+    if (keys.includes(key)) out.set(key, field);
+  for (const name of writtenFields(desired)) {
+    const spec = FIELDS[name];
+    const removed =
+      "configRemoves" in spec
+        ? (spec.configRemoves as (value: unknown) => readonly string[])(desired[name])
+        : [];
+    for (const key of keys) {
+      const owned = "ownsKeys" in spec && spec.ownsKeys.test(key);
+      if (!out.has(key) && (owned || removed.includes(key))) out.set(key, name);
+    }
+  }
+  return out;
+}
+
+/**
  * The config keys the set inputs want gone and PVE still has: a disk marked `remove`, and a key
  * a field owns but no longer writes (a NIC dropped from `networks`).
  */

@@ -20,7 +20,7 @@ export const DISK_FIELDS = {
     docType: "number",
     schema: diskGiB,
     mayBeUnknown: true,
-    change: "hot",
+    change: "hotplug",
     refuse: (old, now) =>
       typeof old === "number" && now < old ? shrinkRefusal("it", "diskSize", old) : undefined,
     stored: z.number().optional(),
@@ -44,7 +44,7 @@ export const DISK_FIELDS = {
     mayBeUnknown: true,
     // A new disk and a grow are hot-plugged (PVE's default hotplug has `disk`); converge
     // reboots for an option change of a disk in use, which PVE keeps pending.
-    change: "hot",
+    change: "hotplug",
     refuse: (old, now) => refuseDisks(old, now),
     // States written before the input existed have none.
     stored: z.array(z.looseObject({ interface: z.string() })).optional(),

@@ -11,12 +11,16 @@ import type { VmConfig } from "../../pve/api/proxmox-api";
  * How a change of the field reaches the VM:
  * - `replace`: placement, part of the VM's identity; a new VM is created before the old goes.
  * - `replace-delete-first`: a pinned name or VMID, which old and new VM cannot share.
- * - `hot`: written in place; PVE applies it to a running VM at once.
+ * - `hot`: written in place; PVE applies it to a running VM at once, and the guest sees nothing
+ *   new (tags, notes, the pool, power).
+ * - `hotplug`: written in place; PVE plugs the device (a disk, a NIC) into a running VM at once
+ *   or grows it, so the guest sees new hardware: an update that makes one is disruptive
+ *   (`rollbackOnFailure` snapshots the VM before it).
  * - `reboot`: written in place; PVE keeps it under `/pending` on a running VM, so it applies at
  *   the next reboot (which `rebootPolicy` allows or not).
  * - `setting`: a setting of the provider itself (waits, budgets, policies); PVE never sees it.
  */
-export type Change = "replace" | "replace-delete-first" | "hot" | "reboot" | "setting";
+export type Change = "replace" | "replace-delete-first" | "hot" | "hotplug" | "reboot" | "setting";
 
 /** What `read` sees of a VM: its config, whether the guest runs, and its pool. */
 export interface ObservedVm {

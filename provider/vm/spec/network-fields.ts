@@ -49,7 +49,7 @@ export const NETWORK_FIELDS = {
     schema: networkSchema,
     default: networkSchema.parse({}),
     mayBeUnknown: false,
-    change: "hot",
+    change: "hotplug",
     // An adopted VM whose program sets no NIC has none.
     stored: networkSchema.optional(),
     shorthandOf: "networks",
@@ -86,7 +86,7 @@ export const NETWORK_FIELDS = {
     argType: "NicArgs[]",
     schema: networksSchema,
     mayBeUnknown: false,
-    change: "hot",
+    change: "hotplug",
     stored: networksSchema.optional(),
     configKeys: {
       format: (nics, seen) =>

@@ -84,19 +84,17 @@ export function readNuma(config: VmConfig, input: readonly NumaNode[]): NumaNode
   });
 }
 
-/** `numa` asking for the nodes the VM sets, numa0 up to the first gap, with their options. */
+/** Every NUMA node the VM sets, numa0 up to the first gap (`pulumi-proxmox import`). */
 export function probeNuma(config: VmConfig): NumaNode[] | undefined {
-  const nodes: NumaNode[] = [];
-  for (let i = 0; config[`numa${i}`] !== undefined; i++) {
-    const parts = propertyString(text(config[`numa${i}`]) ?? "", "cpus");
-    nodes.push({
-      cpus: "",
-      memoryMiB: 0,
-      ...(parts["hostnodes"] === undefined ? {} : { hostNodes: "" }),
-      ...(parts["policy"] === undefined ? {} : { policy: "bind" }),
-    });
+  const all: NumaNode[] = [];
+  for (let i = 0; text(config[`numa${i}`]) !== undefined; i++) {
+    all.push({ cpus: "", memoryMiB: 0, hostNodes: "", policy: "bind" });
   }
-  return nodes.length === 0 ? undefined : nodes;
+  if (all.length === 0) return undefined;
+  // Asked for each optional part, so the read-back keeps the ones the VM has.
+  return readNuma(config, all).map((node) =>
+    Object.fromEntries(Object.entries(node).filter(([, v]) => v !== undefined)),
+  ) as NumaNode[];
 }
 
 /** The VM's memory in MiB as the inputs say it, when they say it. */

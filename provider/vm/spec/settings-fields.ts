@@ -27,6 +27,18 @@ const timeoutsSchema = z.strictObject({
     .default(2 * 60_000),
 });
 
+/**
+ * `true`, or how many of its snapshots to keep and whether they hold the guest's RAM
+ * (provider/vm/rollback/protect.ts).
+ */
+const rollbackSchema = z.union([
+  z.boolean(),
+  z.strictObject({
+    keep: z.number().int("must be a whole number").min(0).max(10).optional(),
+    includeRam: z.boolean().optional(),
+  }),
+]);
+
 const vmidRange = z
   .strictObject({ min: vmid, max: vmid })
   .refine((r) => r.max >= r.min, "max must not be below min");
@@ -80,6 +92,22 @@ export const SETTINGS_FIELDS = {
     stored: z.enum(["moveBack", "accept"]).default("moveBack"),
     readBack: { from: "input" },
     example: { valid: "accept", invalid: "ignore" },
+  }),
+  rollbackOnFailure: field({
+    doc:
+      "Before a disruptive update (a reboot, a disk or NIC change, firmware, machine, the seed) " +
+      "snapshot the VM; when the update fails or the VM does not come back, roll back to it and " +
+      "fail with the cause. `{ keep: N }` keeps the last N snapshots of successful updates; " +
+      "`includeRam` saves the running guest's RAM with it (slower, and as large as its memory).",
+    docType: "boolean | { keep?: number; includeRam?: boolean }",
+    schema: rollbackSchema,
+    default: false,
+    mayBeUnknown: false,
+    change: "setting",
+    // States written before the input existed have none.
+    stored: rollbackSchema.default(false),
+    readBack: { from: "input" },
+    example: { valid: { keep: 2, includeRam: false }, invalid: { keep: -1 } },
   }),
   adopt: field({
     doc:

@@ -100,7 +100,9 @@ export function bootDisk(config: Readonly<Record<string, unknown>>): string | un
   return order.find(isDisk) ?? Object.keys(config).filter(isDisk).sort()[0];
 }
 
-const isDrive = (key: string) => DISK_KEYS.test(key) || /^(efidisk|tpmstate)0$/.test(key);
+/** A key holding a volume: a disk, CD-ROM, EFI or TPM disk. */
+export const isDrive = (key: string): boolean =>
+  DISK_KEYS.test(key) || /^(efidisk|tpmstate)0$/.test(key);
 
 /**
  * Whether a config write does storage work: a drive value that asks PVE to allocate a volume

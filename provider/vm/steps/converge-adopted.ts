@@ -7,11 +7,10 @@
  * either an unmarked VM (the next `up` adopts it again and finds the settings made) or a marked
  * one (the next `up` finds its own mark and finishes), never half of the pair.
  */
-import type { VmPendingConfig } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
 import { keysWithInputs } from "../spec/apply";
 import { adoptionWrite } from "./adopt-vm";
-import type { ConvergedVm } from "./converge";
+import type { ConvergedVm, ConvergeOptions } from "./converge";
 import { writeConfig, type ConvergeRun } from "./converge-run";
 import { planDisks, runDiskWork } from "./disk-step";
 import { ensurePool } from "./pool-step";
@@ -24,7 +23,7 @@ export async function convergeAdopted(
   vm: VmLocation,
   desired: ResolvedInputs,
   naming: Naming,
-  options: { readonly known?: VmPendingConfig | undefined; readonly leftPool?: string | undefined },
+  options: Pick<ConvergeOptions, "known" | "leftPool" | "beforeWrites">,
 ): Promise<ConvergedVm> {
   const run: ConvergeRun = { ctx, vm, desired, naming, budgetMs: desired.timeouts.taskMs };
   if (vm.node !== desired.node && desired.nodeDrift !== "accept") {
@@ -34,6 +33,7 @@ export async function convergeAdopted(
     );
   }
   const known = options.known ?? (await ctx.api.vmPending(vm.node, vm.vmid));
+  await options.beforeWrites?.(vm, known);
   const config = known.config;
   const { set, deleted, seen } = adoptionWrite(config, desired, naming);
   // A shrink was refused by check; refused again here, before anything is written.

@@ -39,7 +39,15 @@ export interface ConvergeOptions {
    * in between, the start ends ALREADY_RUNNING, which reaches the goal all the same.
    */
   readonly justCloned?: boolean | undefined;
+  /**
+   * Called once, before the first write, with where the VM is and its config as converge read
+   * it: `rollbackOnFailure` snapshots the VM here when the update is disruptive.
+   */
+  readonly beforeWrites?: BeforeWrites | undefined;
 }
+
+/** What runs before converge's first write (after a move back, which writes nothing of ours). */
+export type BeforeWrites = (vm: VmLocation, known: VmPendingConfig) => Promise<void>;
 
 /** Converges the VM and resolves with where it now runs. */
 export async function converge(
@@ -58,6 +66,7 @@ export async function converge(
     options.known !== undefined && vm === found
       ? options.known
       : await ctx.api.vmPending(vm.node, vm.vmid);
+  await options.beforeWrites?.(vm, read);
   // A NIC that does not exist yet gets its MAC from PVE before the seed names it.
   const known = await attachNewNics(run, read, nics);
   const config = known.config;

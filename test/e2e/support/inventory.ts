@@ -9,6 +9,8 @@ import { guestVms, seedIsos } from "./proxmox-stack";
 export interface Expected {
   readonly vms: number;
   readonly templates: number;
+  /** Snapshots on the guest VMs (none when absent). */
+  readonly snapshots?: number;
 }
 
 /** What a stack's operations can leave on the simulator, beyond the VMs and templates it seeded. */
@@ -22,8 +24,12 @@ interface Inventory {
   readonly orphanDisks: string[];
   /** VMs and templates with a config lock. */
   readonly locked: number[];
+  /** Snapshots `rollbackOnFailure` took (`pp-update-…`), as `<vmid>/<name>`. */
+  readonly updateSnapshots: string[];
   /** How many image downloads the simulator ran without failing (a failed one may be repeated). */
   readonly downloads: number;
+  /** Each guest VM's snapshots, as `<vmid>/<name>`. */
+  readonly snapshots: string[];
 }
 
 export function inventory(sim: Simulator, seeded: ReadonlySet<number>): Inventory {
@@ -45,9 +51,17 @@ export function inventory(sim: Simulator, seeded: ReadonlySet<number>): Inventor
     locked: [...sim.model.vms]
       .filter(([, vm]) => vm.config["lock"] !== undefined)
       .map(([vmid]) => vmid),
+    updateSnapshots: [...sim.model.vms].flatMap(([vmid, vm]) =>
+      Object.keys(vm.snapshots ?? {})
+        .filter((name) => name.startsWith("pp-update-"))
+        .map((name) => `${vmid}/${name}`),
+    ),
     downloads: [...sim.model.tasks.values()].filter(
       (t) => t.type === "download" && (t.exitstatus === undefined || t.exitstatus === "OK"),
     ).length,
+    snapshots: guestVms(sim).flatMap((vmid) =>
+      Object.keys(sim.model.vms.get(vmid)?.snapshots ?? {}).map((name) => `${vmid}/${name}`),
+    ),
   };
 }
 
@@ -62,8 +76,12 @@ export function unexpected(
     return { outcome: "duplicate", detail: `templates ${found.templates.join(", ")}` };
   if (found.downloads > 1)
     return { outcome: "duplicate", detail: `${found.downloads} image downloads` };
+  if (found.snapshots.length > (expected.snapshots ?? 0))
+    return { outcome: "duplicate", detail: `snapshots ${found.snapshots.join(", ")}` };
   if (found.vms.length < expected.vms)
     return { outcome: "error", detail: "no VM after the recovery" };
+  if (found.snapshots.length < (expected.snapshots ?? 0))
+    return { outcome: "error", detail: "no snapshot after the recovery" };
   if (found.templates.length < expected.templates)
     return { outcome: "error", detail: "no template after the recovery" };
   if (found.seeds.length > expected.vms)
@@ -72,6 +90,8 @@ export function unexpected(
     return { outcome: "leak", detail: `images ${found.images.join(", ")}` };
   if (found.orphanDisks.length > 0)
     return { outcome: "leak", detail: `disks ${found.orphanDisks.join(", ")}` };
+  if (found.updateSnapshots.length > 0)
+    return { outcome: "leak", detail: `snapshots ${found.updateSnapshots.join(", ")}` };
   if (found.locked.length > 0)
     return { outcome: "leak", detail: `config lock on VM ${found.locked.join(", ")}` };
   return undefined;

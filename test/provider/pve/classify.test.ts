@@ -428,8 +428,8 @@ describe("classify", () => {
     const error = classify(
       "PUT",
       "/nodes/pve1/qemu/100/config",
-      403,
-      "Permission check failed (only root can set 'affinity' config)",
+      500,
+      "only root can set 'affinity' config",
       undefined,
     );
     expect([error.code, error.transient]).toEqual(["FORBIDDEN", false]);
