@@ -6,6 +6,7 @@
  * their seeds are deleted with sweep's ordered delete (restricted to exactly those identities),
  * and their pending creates are dropped.
  */
+import * as path from "node:path";
 import { CURRENT_CONFIG, runEngineCommand, type EngineCommandOptions } from "./engine-command";
 import { stackConnection } from "./connection";
 import { pendingCreatesByCluster } from "./pending-clusters";
@@ -37,7 +38,13 @@ export function destroy(options: DestroyOptions): Promise<CommandReport> {
       );
       const env = { ...process.env, ...options.env };
       // Each on its own cluster: the stack config's, or an explicit Provider's.
-      for (const cluster of pendingCreatesByCluster(pending.state, pending.identities, env)) {
+      const clusters = pendingCreatesByCluster(
+        pending.state,
+        pending.identities,
+        env,
+        path.resolve(options.cwd ?? process.cwd()),
+      );
+      for (const cluster of clusters) {
         const on = cluster.provider === undefined ? "" : ` (provider ${cluster.provider})`;
         let report;
         try {

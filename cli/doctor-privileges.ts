@@ -28,9 +28,19 @@ export interface RequirementInput {
   readonly pools?: readonly string[] | undefined;
   /** PVE's major version: SDN.Use from 8, the guest-agent privileges from 9. */
   readonly pveMajor: number;
+  /** The resource mappings the VMs use (`hostPci`, `usb`, `virtiofs`); none when not told. */
+  readonly mappings?: readonly ResourceMappingUse[] | undefined;
   /** The storages of a CloudImageTemplate the program makes on `nodes`, when it makes one. */
   readonly cloudImage?: { readonly importStorage: string; readonly storage: string } | undefined;
 }
+
+/** One resource mapping a stack's VMs use: `pci` `gpu0` for `hostPci: [{ mapping: "gpu0" }]`. */
+export interface ResourceMappingUse {
+  readonly type: "pci" | "usb" | "dir";
+  readonly id: string;
+}
+
+const MAPPING_INPUT = { pci: "hostPci", usb: "usb", dir: "virtiofs" } as const;
 
 /** The name of the role `doctor` tells the admin to create. */
 const ROLE_NAME = "PulumiProxmox";
@@ -98,6 +108,14 @@ export function requirements(input: RequirementInput): Requirement[] {
   // A clone joins its pool with VM.Allocate; a later change of `pool` is a pool update.
   for (const pool of input.pools ?? []) {
     add("Pool.Allocate", `/pool/${pool}`, `move VMs into and out of pool ${pool}`);
+  }
+  // qemu-server check_hostpci_perm / check_usb_perm / check_dir_perm: Mapping.Use on the id to
+  // put it in a config; any of Mapping.Use/Audit/Modify to read its node entries (pve-manager
+  // API2/Cluster/Mapping/*.pm get), which the provider does before a clone.
+  for (const { type, id } of input.mappings ?? []) {
+    const path = `/mapping/${type}/${id}`;
+    add("Mapping.Use", path, `give VMs ${MAPPING_INPUT[type]} mapping ${id}`);
+    add("Mapping.Audit|Mapping.Use", path, `read ${id}'s node entries (checked before a clone)`);
   }
   if (input.cloudImage !== undefined) out.push(...cloudImageRequirements(input, input.cloudImage));
   return onePerGrant(out);

@@ -15,7 +15,13 @@ import {
   type Permissions,
   type ProxmoxApi,
 } from "../provider/entry";
-import { requirements, roleCommands, satisfied, type Requirement } from "./doctor-privileges";
+import {
+  requirements,
+  roleCommands,
+  satisfied,
+  type Requirement,
+  type ResourceMappingUse,
+} from "./doctor-privileges";
 import {
   checkClock,
   checkStorage,
@@ -46,6 +52,8 @@ export interface DoctorOptions {
   readonly bridges?: readonly string[] | undefined;
   /** Resource pools the VMs are put in (`pool`). */
   readonly pools?: readonly string[] | undefined;
+  /** Resource mappings the VMs use (`hostPci`, `usb`, `virtiofs`). */
+  readonly mappings?: readonly ResourceMappingUse[] | undefined;
   /** The seam to use instead of HTTP (tests). */
   readonly api?: ProxmoxApi | undefined;
 }
@@ -65,6 +73,8 @@ export interface DoctorReport {
   readonly toGrant: readonly string[];
   /** 0 when no check failed (warnings allowed), else 1. */
   readonly exitCode: ExitCode;
+  /** The CLI's doctor: where the settings were read (`provider dc2 of stack dev`, `stack dev's config`). */
+  readonly source?: string | undefined;
 }
 
 /** Runs every check; resolves with the report (never rejects for a PVE answer). */
@@ -173,6 +183,7 @@ export async function doctor(options: DoctorOptions): Promise<DoctorReport> {
     bridges: [...new Set([...(options.bridges ?? ["vmbr0"]), ...(template?.bridges ?? [])])],
     nodes: [...new Set([...nodes, ...(template ? [template.node] : [])])],
     pools: options.pools,
+    mappings: options.mappings,
     pveMajor,
     cloudImage,
   });

@@ -8,11 +8,14 @@
 import { comparableInput, resolvedInputs } from "../provider/entry";
 import type { EngineEvent } from "./automation";
 import { same, type PropertyChange, type ResourceChange } from "./report";
+import { providerOf } from "./stack-clusters";
 
 type Props = Readonly<Record<string, unknown>>;
 
 interface Seen {
   type: string;
+  /** The provider reference the engine made it through (`<urn>::<id>`). */
+  provider?: string | undefined;
   refresh?: { old: Props; new: Props; deleted: boolean };
   step?: { op: string; old: Props; inputs: Props; keys: readonly string[] | undefined };
   /** The outputs once the step ran (a command that changes things, not a preview). */
@@ -48,6 +51,8 @@ const IGNORED = new Set(["__provider", "__pulumiType"]);
 
 export class ChangeCollector {
   readonly #seen = new Map<string, Seen>();
+  /** Each explicit provider's endpoint host, from its inputs: `pve.dc2.example.com:8006`. */
+  readonly #hosts = new Map<string, string>();
   readonly #errors: string[] = [];
   readonly #outcome: boolean;
 
@@ -60,10 +65,17 @@ export class ChangeCollector {
     const diagnostic = event.diagnosticEvent;
     if (diagnostic?.severity === "error") this.#errors.push(diagnostic.message.trim());
     const metadata = event.resourcePreEvent?.metadata ?? event.resOutputsEvent?.metadata;
-    if (metadata === undefined || metadata.type.startsWith("pulumi:providers:")) return;
+    if (metadata === undefined) return;
+    if (metadata.type.startsWith("pulumi:providers:")) {
+      const endpoint =
+        metadata.new?.inputs["proxmox:endpoint"] ?? metadata.old?.inputs["proxmox:endpoint"];
+      if (typeof endpoint === "string") this.#hosts.set(metadata.urn, hostOf(endpoint));
+      return;
+    }
     if (metadata.type === "pulumi:pulumi:Stack") return;
     const seen = this.#seen.get(metadata.urn) ?? { type: metadata.type };
     this.#seen.set(metadata.urn, seen);
+    seen.provider ||= metadata.provider || metadata.new?.provider || metadata.old?.provider;
     const old = props(metadata.old?.outputs);
     if (metadata.op === "refresh") {
       // The outputs event carries the read; the pre event only the state before it.
@@ -100,12 +112,14 @@ export class ChangeCollector {
     for (const [urn, seen] of this.#seen) {
       const op = seen.step?.op ?? "same";
       const name = urn.slice(urn.lastIndexOf("::") + 2);
+      const cluster = this.#clusterOf(seen);
       if (seen.refresh?.deleted === true) {
         // One fact, not every output going to "(unset)": the refresh found the VM gone.
         out.push({
           urn,
           type: seen.type,
           name,
+          ...cluster,
           op: op === "same" ? "refresh" : op,
           deletedOutside: true,
           properties: [],
@@ -122,11 +136,33 @@ export class ChangeCollector {
         urn,
         type: seen.type,
         name,
+        ...cluster,
         op: op === "same" ? "refresh" : op,
         properties: names.map((name) => property(name, seen, inputs, planned.includes(name))),
       });
     }
     return out;
+  }
+
+  /**
+   * The cluster a change is on, when the stack's resources are on more than one: their
+   * provider's name (`default`: the stack config's) and, for an explicit one, its endpoint host.
+   */
+  #clusterOf(seen: Seen): { provider?: string; cluster?: string } {
+    const refs = new Set([...this.#seen.values()].map((s) => providerOf(s.provider).urn));
+    if (refs.size < 2) return {};
+    const { urn, name } = providerOf(seen.provider);
+    const host = this.#hosts.get(urn);
+    return { provider: name, ...(host === undefined ? {} : { cluster: host }) };
+  }
+}
+
+/** `https://pve.dc2.example.com:8006/api2/json` → `pve.dc2.example.com:8006`. */
+function hostOf(endpoint: string): string {
+  try {
+    return new URL(endpoint).host;
+  } catch {
+    return endpoint;
   }
 }
 

@@ -8,7 +8,9 @@ import { destroy } from "./destroy";
 import { doctorCommand } from "./doctor-command";
 import { drift } from "./drift";
 import type { EngineCommandOptions } from "./engine-command";
+import { importCommand } from "./import";
 import { formatReport, UsageError, type CommandReport, type ExitCode } from "./report";
+import { rollbackCommand } from "./rollback";
 import { sweepCommand } from "./sweep";
 import { up } from "./up";
 
@@ -17,6 +19,7 @@ export { up, type UpOptions } from "./up";
 export { destroy, type DestroyOptions } from "./destroy";
 export { doctor, type DoctorOptions, type DoctorReport, type DoctorCheck } from "./doctor";
 export { sweep, type SweepOptions, type SweepReport, type SweepItem } from "./sweep";
+export { rollback, type RollbackOptions, type RollbackReport } from "./rollback";
 export type { EngineCommandOptions } from "./engine-command";
 export { parseConnectionConfig, type ConnectionConfig } from "../provider/entry";
 export type { StackSelection, AutomationModule } from "./automation";
@@ -37,6 +40,8 @@ Commands:
   destroy   pulumi destroy for CI: exit 0 ok, 1 error
   doctor    check a Proxmox endpoint, token, privileges, template and storages: exit 0 or 1
   sweep     list (or --apply: delete) marked VMs and seed ISOs no given stack owns
+  import    print the ProxmoxVm declaration (adopt: { vmid }) of an existing VM, or of many
+  rollback  roll a stack's VM back to a snapshot, then show the drift \`up\` will see
 
 Run \`pulumi-proxmox <command> --help\` for its flags. Docs: docs/cli.md`;
 
@@ -65,6 +70,10 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
         return await doctorCommand(rest, io);
       case "sweep":
         return await sweepCommand(rest, io);
+      case "import":
+        return await importCommand(rest, io);
+      case "rollback":
+        return await rollbackCommand(rest, io);
       case undefined:
       case "help":
       case "--help":

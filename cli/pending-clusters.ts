@@ -1,15 +1,15 @@
 /**
- * Which cluster each pending create was being made on: the provider the engine recorded with it.
- * The stack's default provider is the stack config's cluster; an explicit `Provider`'s settings
- * are its inputs in the state, which the automation API exports with secrets in plain text
- * (`stack export --show-secrets`), and which are parsed as stack config is.
+ * Which cluster each pending create was being made on: the provider the engine recorded with it
+ * (see stack-clusters.ts for how a provider's settings are read from the state).
  */
+import { identityOfInputs, VM_TYPE, type ConnectionConfig } from "../provider/entry";
+import { DEFAULT_PROVIDER } from "./report";
 import {
-  connectionFromConfig,
-  identityOfInputs,
-  VM_TYPE,
-  type ConnectionConfig,
-} from "../provider/entry";
+  explicitProviders,
+  providerConnection,
+  providerOf,
+  type ClusterState,
+} from "./stack-clusters";
 
 /** The pending creates of one cluster. */
 export interface PendingCluster {
@@ -20,32 +20,28 @@ export interface PendingCluster {
   readonly identities: ReadonlySet<string>;
 }
 
-interface StateEntry {
-  readonly urn?: string;
+interface PendingEntry {
   readonly type?: string;
   readonly provider?: string;
   readonly inputs?: Record<string, unknown>;
   readonly outputs?: Record<string, unknown>;
 }
 
-export interface ProviderDeployment {
-  readonly deployment?: {
-    readonly resources?: readonly StateEntry[];
+export interface ProviderDeployment extends ClusterState {
+  readonly deployment?: ClusterState["deployment"] & {
     readonly pending_operations?: readonly {
-      readonly resource?: StateEntry;
+      readonly resource?: PendingEntry;
       readonly type?: string;
     }[];
   };
 }
-
-/** Pulumi's marker of a secret value in an exported state. */
-const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 
 /** The pending creates among `identities`, grouped by the cluster their provider talks to. */
 export function pendingCreatesByCluster(
   state: ProviderDeployment,
   identities: ReadonlySet<string>,
   env: Readonly<Record<string, string | undefined>>,
+  programDir?: string,
 ): PendingCluster[] {
   const byProvider = new Map<string, Set<string>>();
   for (const op of state.deployment?.pending_operations ?? []) {
@@ -55,27 +51,15 @@ export function pendingCreatesByCluster(
     const identity =
       typeof hash === "string" ? hash : resource.inputs && identityOfInputs(resource.inputs);
     if (identity === undefined || !identities.has(identity)) continue;
-    const ref = resource.provider ?? "";
-    byProvider.set(ref, (byProvider.get(ref) ?? new Set()).add(identity));
+    const { urn } = providerOf(resource.provider);
+    byProvider.set(urn, (byProvider.get(urn) ?? new Set()).add(identity));
   }
-  return [...byProvider].map(([ref, ids]) => {
-    const urn = ref.slice(0, ref.lastIndexOf("::"));
-    const name = urn.slice(urn.lastIndexOf("::") + 2);
+  const explicit = explicitProviders(state);
+  return [...byProvider].map(([urn, ids]) => {
+    const provider = explicit.find((p) => p.urn === urn);
     // The engine's own provider for the package: its settings are the stack config's.
-    if (ref === "" || /^default(_|$)/.test(name)) return { identities: ids };
-    const inputs = state.deployment?.resources?.find((r) => r.urn === urn)?.inputs ?? {};
-    const connection = connectionFromConfig({ get: (key) => configText(inputs[key]) }, env);
-    return { provider: name, connection, identities: ids };
+    if (provider === undefined || provider.name === DEFAULT_PROVIDER) return { identities: ids };
+    const connection = providerConnection(provider, env, programDir);
+    return { provider: provider.name, connection, identities: ids };
   });
-}
-
-/** A provider input as config text, a secret's plain text included. */
-function configText(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (value !== null && typeof value === "object" && SECRET_SIG in value) {
-    const secret = value as { plaintext?: unknown; value?: unknown };
-    if (typeof secret.plaintext === "string") return configText(JSON.parse(secret.plaintext));
-    return configText(secret.value);
-  }
-  return value === undefined || value === null ? undefined : String(value);
 }

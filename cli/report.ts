@@ -9,6 +9,9 @@ import { canonical } from "../provider/entry";
 /** 0 ok / clean, 1 error, 2 drift found (drift only). */
 export type ExitCode = 0 | 1 | 2;
 
+/** How reports name the stack config's cluster (the engine's default provider). */
+export const DEFAULT_PROVIDER = "default";
+
 /** A bad flag or option: reported as an error with exit code 1, before anything runs. */
 export class UsageError extends Error {
   override readonly name = "UsageError";
@@ -37,6 +40,13 @@ export interface ResourceChange {
   readonly type: string;
   /** The resource's logical name (the URN's last part). */
   readonly name: string;
+  /**
+   * The provider it is made through, when the stack's resources use more than one: an explicit
+   * `Provider`'s name, or `default` for the stack config's cluster.
+   */
+  readonly provider?: string | undefined;
+  /** That explicit provider's endpoint host, e.g. `pve.dc2.example.com:8006`. */
+  readonly cluster?: string | undefined;
   /**
    * The engine's step: `update`, `replace`, `create`, `delete`… or `refresh` when only the
    * refresh saw outputs change (addresses, status) and the program needs no step.
@@ -101,20 +111,29 @@ export function formatChanges(
   const ran = command !== "drift";
   const lines: string[] = [];
   for (const change of changes) {
+    const on = onCluster(change);
     if (change.deletedOutside === true) {
       const done = ran && change.op === "create" ? "created again" : change.op;
       const next = change.op === "refresh" ? "" : `; ${done}`;
       lines.push(
-        `  ${SIGN[change.op] ?? "~"} ${change.name} (${change.type}): deleted outside Pulumi${next}`,
+        `  ${SIGN[change.op] ?? "~"} ${change.name} (${change.type})${on}: deleted outside Pulumi${next}`,
       );
       continue;
     }
-    lines.push(`  ${SIGN[change.op] ?? "~"} ${change.name} (${change.type}): ${change.op}`);
+    lines.push(`  ${SIGN[change.op] ?? "~"} ${change.name} (${change.type})${on}: ${change.op}`);
     for (const p of change.properties) {
       lines.push(`      ${ran ? formatOutcome(p) : formatProperty(p)}`);
     }
   }
   return lines.join("\n");
+}
+
+/** ` on provider dc2 (pve.dc2:8006)`, when the report names the change's cluster. */
+function onCluster(change: ResourceChange): string {
+  if (change.provider === undefined) return "";
+  const where = change.cluster === undefined ? "" : ` (${change.cluster})`;
+  const config = change.provider === DEFAULT_PROVIDER ? " (the stack config's cluster)" : "";
+  return ` on provider ${change.provider}${where}${config}`;
 }
 
 function formatProperty(p: PropertyChange): string {

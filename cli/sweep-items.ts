@@ -25,6 +25,8 @@ export interface SweepItem {
   readonly detail?: string | undefined;
   /** A VM or template whose identity only a pending create of a given state holds: a killed run's. */
   readonly interrupted?: boolean | undefined;
+  /** The provider whose cluster it is on (`default`: the stack config's); set by the CLI's sweep. */
+  readonly provider?: string | undefined;
 }
 
 export interface SweepReport {
@@ -34,6 +36,11 @@ export interface SweepReport {
   /** Marked VMs found that a given state owns (left alone). */
   readonly ownedVms: number;
   readonly items: readonly SweepItem[];
+  /** The CLI's sweep: each cluster's part (its rows are also in {@link items}). */
+  readonly clusters?: readonly (SweepReport & {
+    readonly providers: readonly string[];
+    readonly endpoint: string;
+  })[];
   /** 1 when a delete failed, else 0. */
   readonly exitCode: ExitCode;
 }

@@ -1,17 +1,19 @@
 /**
  * `pulumi-proxmox sweep`: lists the VMs, seed ISOs, templates and downloaded images that carry
  * this package's mark but that no given stack's state owns — the leftovers of killed runs or lost
- * state — and the snapshots a killed protected update left on owned VMs, and, with `--apply`, removes them with the provider's own ordered deletes: VMs first
- * (stop → seeds → destroy), then templates (refused while linked clones exist), then images and
+ * state — and the snapshots a killed protected update left on owned VMs, and, with `--apply`,
+ * removes them with the provider's own ordered deletes: snapshots, VMs (stop → seeds →
+ * destroy), then templates (refused while linked clones exist), then images and
  * seeds nothing references. A VM or template without the mark, or whose identity a given state
  * holds, is never touched.
  */
 import { connect, type ConnectionConfig } from "../provider/entry";
 import { CONNECTION_FLAGS, CONNECTION_HELP, parseFlags, type Io } from "./args";
 import type { StackSelection } from "./automation";
-import { commandConnection } from "./connection";
+import type { ConnectionFlags } from "./connection";
 import { UsageError, writeReport, type ExitCode } from "./report";
 import { deleteOrphans, listOrphans } from "./sweep-apply";
+import { clusterLabel, sweepClusters, type SweepCluster } from "./sweep-clusters";
 import { findOrphans } from "./sweep-find";
 import type { SweepItem, SweepReport } from "./sweep-items";
 
@@ -62,9 +64,46 @@ export async function sweep(options: SweepOptions): Promise<SweepReport> {
   };
 }
 
+/** One cluster's part of a sweep: which cluster, and what was found (or done) there. */
+type SweepClusterReport = NonNullable<SweepReport["clusters"]>[number];
+
+/** Each cluster's sweep in turn; the report sums them, each row naming its provider. */
+async function sweepEach(
+  clusters: readonly SweepCluster[],
+  options: Omit<SweepOptions, "connection">,
+  io: Io,
+): Promise<SweepReport> {
+  const parts: SweepClusterReport[] = [];
+  for (const cluster of clusters) {
+    // The heading first: the progress of a sweep with --apply is this cluster's.
+    io.stdout(`${parts.length === 0 ? "" : "\n"}== ${clusterLabel(cluster)}\n`);
+    const part = await sweep({
+      ...options,
+      connection: cluster.connection,
+      onProgress: (line) => io.stdout(`pulumi-proxmox: ${line}\n`),
+    });
+    const provider = cluster.providers[0] ?? "";
+    io.stdout(formatSweep(part));
+    parts.push({
+      ...part,
+      items: part.items.map((item) => ({ ...item, provider })),
+      providers: cluster.providers,
+      endpoint: cluster.connection.origin,
+    });
+  }
+  return {
+    applied: options.apply === true,
+    ownedIdentities: Math.max(0, ...parts.map((p) => p.ownedIdentities)),
+    ownedVms: parts.reduce((sum, p) => sum + p.ownedVms, 0),
+    items: parts.flatMap((p) => p.items),
+    clusters: parts,
+    exitCode: parts.some((p) => p.exitCode !== 0) ? 1 : 0,
+  };
+}
+
 function formatSweep(report: SweepReport): string {
   const lines = [
-    `Owned by the given stacks: ${report.ownedIdentities} identities, ${report.ownedVms} marked VM(s) left alone.`,
+    `Owned by the given stacks: ${report.ownedIdentities} identities; ${report.ownedVms} marked VM(s) on this cluster left alone.`,
   ];
   if (report.items.length === 0) lines.push("No orphans.");
   else {
@@ -79,23 +118,27 @@ function formatSweep(report: SweepReport): string {
         `${i.action.padEnd(8)}  ${i.kind.padEnd(kinds)}  ${i.target.padEnd(width)}  ${i.detail ?? ""}`,
       );
     }
-    if (!report.applied)
-      lines.push("", "Dry run: nothing was deleted. Run again with --apply to delete these.");
   }
   return `${lines.join("\n")}\n`;
 }
 
-const HELP = `Usage: pulumi-proxmox sweep [--cwd DIR] --stack NAME [--stack NAME ...] [--apply]
+const HELP = `Usage: pulumi-proxmox sweep [--cwd DIR] --stack NAME [--stack NAME ...] [--provider NAME] [--apply]
 
 Lists VMs, seed ISOs, templates and downloaded images that carry pulumi-proxmox's mark but that
 no given stack owns, and snapshots an interrupted rollbackOnFailure update left on owned VMs;
 --apply deletes them (snapshots, VMs, then templates without linked clones, then images and
-seeds). Give EVERY stack that manages VMs or templates on this cluster.
+seeds). Give EVERY stack that manages VMs or templates on these clusters.
+
+Sweeps each cluster of the given stacks in turn, headed by its provider and endpoint: the stack
+config's (provider default) and each explicit Provider's, as the last \`pulumi up\` recorded its
+settings in the state. The connection flags apply to the stack config's cluster, or with
+--provider to that provider's.
 
   --stack NAME            a stack whose state owns VMs or templates (repeatable; uses the --cwd before it)
   --cwd DIR               the program directory of the --stack flags that follow
   --state-file FILE       a \`pulumi stack export\` file (repeatable)
   --backend URL           the state backend for every --stack
+  --provider NAME         only the cluster of this provider of the --stack (default: the stack config's)
   --apply                 delete the orphans (default: dry run)
   --report FILE           also write the JSON report there
 
@@ -106,6 +149,7 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<Exi
     ...CONNECTION_FLAGS,
     stack: { type: "string", multiple: true },
     cwd: { type: "string", multiple: true },
+    provider: { type: "string" },
     "state-file": { type: "string", multiple: true },
     backend: { type: "string" },
     apply: { type: "boolean" },
@@ -129,14 +173,21 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<Exi
   if (stacks.length === 0 && (values["state-file"]?.length ?? 0) === 0) {
     throw new UsageError(NO_STATE);
   }
-  const report = await sweep({
-    connection: await commandConnection(values, stacks),
-    stacks,
-    stateFiles: values["state-file"],
-    apply: values.apply === true,
-    onProgress: (line) => io.stdout(`pulumi-proxmox: ${line}\n`),
-  });
-  io.stdout(formatSweep(report));
+  const flags: ConnectionFlags = {
+    endpoint: values.endpoint,
+    "api-token-file": values["api-token-file"],
+    "ca-cert": values["ca-cert"],
+    insecure: values.insecure,
+  };
+  const clusters = await sweepClusters(flags, stacks, process.env, values.provider);
+  const report = await sweepEach(
+    clusters,
+    { stacks, stateFiles: values["state-file"], apply: values.apply === true },
+    io,
+  );
+  if (report.applied !== true && report.items.length > 0) {
+    io.stdout("\nDry run: nothing was deleted. Run again with --apply to delete these.\n");
+  }
   if (values.report !== undefined) writeReport(values.report, report);
   return report.exitCode;
 }

@@ -25,7 +25,8 @@ import { FIELDS, type FieldName } from "./vm/spec/fields";
 
 export { RESUME_ENV } from "./vm/steps/resume-list";
 export { seedOwnerOf } from "./vm/identity";
-export { TEMPLATE_TYPE, VM_TYPE } from "./glue/resource-types";
+export { TEMPLATE_TYPE, VM_SNAPSHOT_TYPE, VM_TYPE } from "./glue/resource-types";
+export { listSnapshots, rollbackToSnapshot } from "./pve/snapshot-tasks";
 /** How every message names a VM (`VM 13695 on pve1`): the CLI uses the same form. */
 export { vmLabel } from "./pve/errors";
 export { deleteSnapshot } from "./pve/snapshot-tasks";
@@ -187,3 +188,10 @@ export { parseSeedName } from "./vm/seed/seed-name";
 export { TEMPLATE_STORAGE_DEFAULTS } from "./template/template-inputs";
 export { imageIdentityOf, readTemplateMark } from "./template/mark";
 export { IMPORT_MIN_RELEASE, importsDiskImages } from "./template/preflight";
+export {
+  importVm,
+  importVms,
+  type ImportFilter,
+  type ImportedVm,
+  type SkippedVm,
+} from "./vm/operations/import";

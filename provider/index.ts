@@ -14,6 +14,7 @@ export {
   type ProxmoxVmArgs,
 } from "./vm/resource";
 export { CloudImageTemplate, type CloudImageTemplateArgs } from "./template/resource";
+export { VmSnapshot, type SnapshotVmArgs, type VmSnapshotArgs } from "./snapshot/resource";
 export { Provider, type ProviderArgs } from "./glue/provider-resource";
 export {
   ERROR_CODES,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Faults, VmDump } from "./faults.js";
+import type { Mapping } from "./model/mappings.js";
 import { readBody } from "./http/body.js";
 import type { RequestLogEntry } from "./server.js";
 
@@ -53,6 +54,7 @@ export function createAdminHandler(target: AdminTarget) {
     const vm = /^\/_sim\/vms\/(\d+)(\/.*)?$/.exec(path);
     const node = /^\/_sim\/nodes\/([^/]+)\/(down|up)$/.exec(path);
     const bridges = /^\/_sim\/nodes\/([^/]+)\/bridges$/.exec(path);
+    const mapping = /^\/_sim\/mappings\/([^/]+)\/([^/]+)$/.exec(path);
     try {
       const key = `${method} ${vm === null ? path : `/_sim/vms/{vmid}${vm[2] ?? ""}`}`;
       const vmid = Number(vm?.[1]);
@@ -138,6 +140,10 @@ export function createAdminHandler(target: AdminTarget) {
         if (!Array.isArray(list) || !list.every((b) => typeof b === "string"))
           throw new Error("'bridges' (a list of bridge names) is required");
         f.setBridges(bridges[1] ?? "", list as string[]);
+        return send(res, 200, { ok: true });
+      }
+      if (mapping !== null && method === "PUT") {
+        f.setMapping(mapping[1] ?? "", mapping[2] ?? "", body as unknown as Mapping);
         return send(res, 200, { ok: true });
       }
       return send(res, 404, { error: `no admin route '${method} ${path}'` });

@@ -4,6 +4,7 @@ import { restoredVolume, type SavedVolume } from "./model/persistence.js";
 import type { VmRecord } from "./model/types.js";
 import { unset } from "./model/vm-config.js";
 import { markStopped, scheduleCrm } from "./routes/qemu-power.js";
+import { MAPPING_TYPES, type Mapping, type MappingType } from "./model/mappings.js";
 
 /** Which requests a fault applies to: a method (any when absent) and a path regex below /api2/json. */
 export interface RequestMatch {
@@ -93,6 +94,21 @@ export class Faults {
     if (state === undefined) throw new Error(`no such node '${node}'`);
     state.bridges.clear();
     for (const bridge of bridges) state.bridges.add(bridge);
+  }
+
+  /**
+   * Adds or replaces a resource mapping, as root does in Datacenter → Resource Mappings; unlike
+   * `POST /cluster/mapping/<type>` it works on every release (a fixture for older ones).
+   */
+  setMapping(type: string, id: string, mapping: Mapping): void {
+    if (!(MAPPING_TYPES as readonly string[]).includes(type))
+      throw new Error(`no mapping type '${type}' (${MAPPING_TYPES.join(", ")})`);
+    if (!Array.isArray(mapping.map) || !mapping.map.every((e) => typeof e === "string"))
+      throw new Error(
+        "'map' (a list of node entries, e.g. node=pve1,path=0000:01:00.0) is required",
+      );
+    this.sim.cluster.mappings.set(type as MappingType, id, mapping);
+    this.sim.changed();
   }
 
   /** The next matching task(s) end with `TASK ERROR: <message>` and change nothing. */

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { CONNECTION_SETTINGS, type ConnectionSetting } from "../pve/connection-settings";
+import { recordProvider } from "./template-cluster";
 
 /**
  * The settings of one Proxmox cluster, named as in stack config (`proxmox:<name>`); each falls
@@ -51,6 +52,7 @@ export class Provider extends pulumi.ProviderResource {
     // The dynamic-provider host reads a provider's inputs as its config, by the same
     // `proxmox:<name>` keys the default provider gets from the stack config.
     super("pulumi-nodejs", name, providerInputs(args), opts);
+    recordProvider(this, name);
   }
 }
 

@@ -7,6 +7,7 @@ export const RESOURCE_MODULE = "proxmox";
 
 export const VM_RESOURCE = "ProxmoxVm";
 export const TEMPLATE_RESOURCE = "CloudImageTemplate";
+export const VM_SNAPSHOT_RESOURCE = "VmSnapshot";
 /** The probe resource of `pulumi-proxmox/testing`. */
 export const ENGINE_CHECK_RESOURCE = "EngineCheck";
 
@@ -17,4 +18,5 @@ function resourceType(name: string): string {
 
 export const VM_TYPE = resourceType(VM_RESOURCE);
 export const TEMPLATE_TYPE = resourceType(TEMPLATE_RESOURCE);
+export const VM_SNAPSHOT_TYPE = resourceType(VM_SNAPSHOT_RESOURCE);
 export const ENGINE_CHECK_TYPE = resourceType(ENGINE_CHECK_RESOURCE);

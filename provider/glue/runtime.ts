@@ -72,7 +72,11 @@ export async function check(olds: Props, news: Props) {
   }
   const { bridgeFailures } = await import("../vm/steps/bridges.js");
   const before = Object.keys(olds).length === 0 ? olds : checkVm({}, olds).inputs;
-  const failures = await bridgeFailures(context, before, result.inputs);
+  const { hostDeviceFailures } = await import("../vm/steps/host-devices.js");
+  const failures = [
+    ...(await bridgeFailures(context, before, result.inputs)),
+    ...(await hostDeviceFailures(context, before, result.inputs)),
+  ];
   return { inputs: { ...news }, failures: forEngine(failures) };
 }
 

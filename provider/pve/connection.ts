@@ -76,6 +76,7 @@ export function connect(connection: ConnectionConfig, options: ConnectOptions): 
     listVms,
     { progress: options.progress, warn: options.warn },
     { heavyTasksPerNode: connection.heavyTasksPerNode },
+    connection.login.kind === "token" ? connection.login.tokenId : connection.login.username,
   );
   return { api, ctx };
 }

@@ -35,6 +35,11 @@ export interface ListingAge {
 
 export interface OperationContext {
   readonly api: ProxmoxApi;
+  /**
+   * Who PVE sees calling: `root@pam!ci` for a token, `root@pam` for a password login; PVE
+   * keeps some settings to root@pam (raw host devices). Undefined when unknown (tests).
+   */
+  readonly caller?: string | undefined;
   /** `/cluster/resources` shared by every resource of this process (single flight + freshness). */
   listVms(options?: ListingAge): Promise<readonly ClusterVm[]>;
   /** Waits for a task with adaptive polling; rejects with TASK_FAILED, TIMEOUT or ABORTED. */
@@ -85,6 +90,7 @@ export function operationContext(
   listVms: (options?: ListingAge) => Promise<readonly ClusterVm[]>,
   log: ContextLog,
   limits: ContextLimits = {},
+  caller?: string,
 ): OperationContext {
   const lock = new KeyedLock();
   const heavy = new NodeSlots(limits.heavyTasksPerNode);
@@ -93,6 +99,7 @@ export function operationContext(
   const pollers = new NodeTaskPollers(api);
   return {
     api,
+    caller,
     listVms,
     waitForTask: async (node, upid, options) => {
       const type = typeOfUpid(upid) ?? "";

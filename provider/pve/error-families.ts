@@ -30,6 +30,8 @@ const FAMILIES: readonly Family[] = [
   },
   // QemuServer.pm vm_start: "VM 100 already running" (a start task that lost a race).
   { code: "ALREADY_RUNNING", transient: false, pattern: /\bVM \d+ already running/ },
+  // pve-manager API2/Cluster/Mapping/{PCI,USB,Dir}.pm get: "mapping 'gpu0' not found".
+  { code: "NOT_FOUND", transient: false, pattern: /^mapping '[^']*' not found/ },
   // AbstractConfig.pm load_config / QemuConfig.pm assert_config_exists_on_node.
   { code: "NOT_FOUND", transient: false, pattern: VM_MISSING },
   // API2/Cluster.pm nextid: "unable to get any free VMID in range [100, 1000000]".

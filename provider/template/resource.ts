@@ -4,6 +4,7 @@ import type { CloudImageTemplateArgs } from "./args";
 import { redactUrls } from "./redact";
 import { UntracedDynamicResource } from "../glue/construction-traces";
 import { RESOURCE_MODULE, TEMPLATE_RESOURCE } from "../glue/resource-types";
+import { recordTemplate } from "../glue/template-cluster";
 
 export type { CloudImageTemplateArgs } from "./args";
 
@@ -43,5 +44,6 @@ export class CloudImageTemplate extends UntracedDynamicResource {
       RESOURCE_MODULE,
       TEMPLATE_RESOURCE,
     );
+    recordTemplate(this, name);
   }
 }

@@ -48,15 +48,17 @@ export interface ProxmoxVmArgs {
   readonly diskSize?: pulumi.Input<ArgOf<"diskSize">>;
   /**
    * The VM's disks, the boot disk included (by its slot, e.g. `scsi0`): a disk the VM lacks is
-   * added, a larger `sizeGiB` grows it, another `storage` moves it; `remove: true` detaches it.
-   * Instead of `diskSize`, not with it.
+   * added, a larger `sizeGiB` grows it, another `storage` moves it; `remove: true` detaches it. A
+   * running VM takes new `ioLimits` (MB/s and IOPS, with bursts) at once, an `aio` change at its
+   * next reboot. Instead of `diskSize`, not with it.
    */
   readonly disks?: pulumi.Input<ArgOf<"disks">>;
   /** The VM's NIC (net0) and the address its seed configures; the one-NIC form of `networks`. */
   readonly network?: pulumi.Input<NetworkArgs>;
   /**
    * The VM's NICs in order (net0, net1…), each with the address its seed configures, matched by
-   * MAC. NICs beyond the list are removed; a NIC added to a running VM is hot-plugged.
+   * MAC. NICs beyond the list are removed; a NIC added to a running VM is hot-plugged, and a
+   * running VM takes new `trunks` or `linkDown` at once.
    */
   readonly networks?: pulumi.Input<NicArgs[]>;
   /** DNS servers the seed configures (on the first NIC). With `network`, set them there. */
@@ -115,6 +117,26 @@ export interface ProxmoxVmArgs {
    * a change at its next reboot.
    */
   readonly rng?: pulumi.Input<ArgOf<"rng">>;
+  /**
+   * Host PCI devices (hostpci0…), each a resource `mapping` (Datacenter → Resource Mappings; the
+   * token needs Mapping.Use on /mapping/pci/<id>) or a raw `host` id, which PVE lets only root@pam
+   * set (a password login). `pcie` needs `machine: q35`. A running VM takes a change at its next
+   * reboot.
+   */
+  readonly hostPci?: pulumi.Input<ArgOf<"hostPci">>;
+  /**
+   * Host USB devices (usb0…), each a resource `mapping` (Mapping.Use on /mapping/usb/<id>) or a raw
+   * `host` id (vendor:product or bus-port), which PVE lets only root@pam set. A running VM takes a
+   * change at once when its hotplug has usb, else at its next reboot.
+   */
+  readonly usb?: pulumi.Input<ArgOf<"usb">>;
+  /**
+   * Host directories shared with the guest over virtiofs (virtiofs0…; PVE 8.4+), each a directory
+   * `mapping` (Mapping.Use on /mapping/dir/<id>). The guest mounts a share by its mapping id:
+   * `mount -t virtiofs <mapping> /mnt/<mapping>` (docs/guide.md). A running VM takes a change at
+   * its next reboot.
+   */
+  readonly virtiofs?: pulumi.Input<ArgOf<"virtiofs">>;
   /** Whether the VM runs (default true). */
   readonly started?: pulumi.Input<ArgOf<"started">>;
   /** Compared the way PVE stores them: lower-case, sorted, unique. */

@@ -68,6 +68,10 @@ export interface NicArgs {
   readonly rate?: pulumi.Input<number>;
   /** Packet queues, 1 to 64 (multiqueue virtio). */
   readonly queues?: pulumi.Input<number>;
+  /** VLANs the NIC passes tagged (PVE's `trunks`), 1 to 4094; a running VM takes a change at once. */
+  readonly trunks?: pulumi.Input<pulumi.Input<number>[]>;
+  /** Unplug the cable (PVE's `link_down`): the guest sees no link. A running VM takes it at once. */
+  readonly linkDown?: pulumi.Input<boolean>;
   /** `"dhcp"` (default) or a static address with prefix, e.g. `{ address: "10.0.0.5/24", gateway: "10.0.0.1" }`. */
   readonly ipv4?: pulumi.Input<"dhcp" | { address: string; gateway?: string }>;
   readonly ipv6?: pulumi.Input<"dhcp" | "auto" | { address: string; gateway?: string }>;

@@ -4,6 +4,7 @@ import type { ProxmoxVmArgs } from "./args";
 import type { CloudInitArgs } from "./nested-args";
 import { UntracedDynamicResource } from "../glue/construction-traces";
 import { RESOURCE_MODULE, VM_RESOURCE } from "../glue/resource-types";
+import { refuseTemplateOfOtherCluster } from "../glue/template-cluster";
 
 export type { ProxmoxVmArgs } from "./args";
 export type {
@@ -88,5 +89,6 @@ export class ProxmoxVm extends UntracedDynamicResource {
       RESOURCE_MODULE,
       VM_RESOURCE,
     );
+    refuseTemplateOfOtherCluster(this, name, args.template);
   }
 }

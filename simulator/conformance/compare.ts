@@ -13,7 +13,17 @@ export interface Secrets {
 }
 
 const IPV4 = /\b(?:\d{1,3}\.){3}\d{1,3}\b/g;
-const IPV6 = /\b(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{0,4}\b/gi;
+/**
+ * An IPv6 address: eight groups, or fewer around one `::`. A clock (`21:30:24`), a MAC (six
+ * groups) or a Perl package name (`PVE::Network`) is none of these, so each stays readable.
+ */
+const IPV6 = new RegExp(
+  [
+    "(?<![0-9a-z:])(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}(?![0-9a-z:])",
+    "(?<![0-9a-z:])(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?(?![0-9a-z:])",
+  ].join("|"),
+  "gi",
+);
 
 /** Every string in an exchange with the secrets, hosts and addresses replaced. */
 export function redact(exchange: Exchange, secrets: Secrets): Exchange {
@@ -25,9 +35,7 @@ export function redact(exchange: Exchange, secrets: Secrets): Exchange {
     for (const [word, replacement] of secrets.words ?? []) {
       out = out.replace(new RegExp(`(?<!\\d)${word}(?!\\d)`, "g"), replacement);
     }
-    return out
-      .replace(IPV4, "<ipv4>")
-      .replace(IPV6, (m) => (/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(m) ? m : "<ipv6>"));
+    return out.replace(IPV4, "<ipv4>").replace(IPV6, "<ipv6>");
   };
   const deep = (value: unknown): unknown => {
     if (typeof value === "string") return text(value);

@@ -22,6 +22,22 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * How an array parameter (`map` of a resource mapping) reaches the handler: its items joined by
+ * this separator, which no property string contains. The client sends an array as the key
+ * repeated (form) or as a JSON array of strings.
+ */
+export const LIST_SEPARATOR = "\u0000";
+
+/** The items of an array parameter. */
+export function listParam(value: string | number | undefined): string[] {
+  return value === undefined
+    ? []
+    : String(value)
+        .split(LIST_SEPARATOR)
+        .filter((v) => v !== "");
+}
+
 /** Form-encoded or JSON parameters, as pve-http-server's extract_params reads them. */
 export function parseBodyParams(req: IncomingMessage, body: Buffer): RawParams {
   if (body.length === 0) return {};
@@ -39,10 +55,16 @@ export function parseBodyParams(req: IncomingMessage, body: Buffer): RawParams {
       for (const [key, value] of Object.entries(parsed)) {
         if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
           out[key] = value;
+        } else if (Array.isArray(value) && value.every((item) => typeof item === "string")) {
+          out[key] = value.join(LIST_SEPARATOR);
         }
       }
     }
     return out;
   }
-  return Object.fromEntries(new URLSearchParams(body.toString("utf8")));
+  const out: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(body.toString("utf8"))) {
+    out[key] = out[key] === undefined ? value : `${out[key]}${LIST_SEPARATOR}${value}`;
+  }
+  return out;
 }

@@ -3,6 +3,7 @@ import { ListingHistory } from "./listing.js";
 import { ResourcePools } from "./resource-pools.js";
 import { cpuCount, maxDisk, memoryBytes } from "./vm-config.js";
 import type { NodeSeed, StorageSeed, VmConfig, VmRecord, Volume } from "./types.js";
+import { MappingTable } from "./mappings.js";
 
 export interface NodeState {
   readonly name: string;
@@ -29,6 +30,8 @@ export class Cluster {
   readonly ha = new HaTable();
   /** Resource pools (`/pools`), which PVE keeps in user.cfg. */
   readonly resourcePools = new ResourcePools();
+  /** Resource mappings (`/cluster/mapping/{pci,usb,dir}`), which PVE keeps in /etc/pve/mapping. */
+  readonly mappings = new MappingTable();
 
   constructor(
     nodes: readonly NodeSeed[],

@@ -88,6 +88,8 @@ export interface VmRecord {
   qmpstatus: string;
   /** Epoch ms of the last start, for uptime. */
   startedAt?: number;
+  /** The host PCI devices the running VM reserved as it started (model/host-devices.ts). */
+  pciDevices?: readonly string[];
   /** Epoch ms when the config file appeared (for listing lag). */
   createdAt: number;
   guest: GuestState;

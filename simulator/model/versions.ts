@@ -45,6 +45,11 @@ export interface VersionProfile {
   readonly networkTypeFilters: readonly string[];
   /** The script QEMU runs to plug a NIC's tap into its bridge (qemu-server's `pve-bridge`). */
   readonly bridgeScript: string;
+  /**
+   * The resource mappings `/cluster/mapping/<type>` serves (pve-manager 8.0 added pci and usb,
+   * 8.4 dir); a VM config may name a mapping (`hostpci0: mapping=gpu0`) of these types only.
+   */
+  readonly mappingTypes: readonly ("pci" | "usb" | "dir")[];
 }
 
 const PVE8_PRIVILEGES = [
@@ -143,6 +148,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     poolAllowMove: false,
     networkTypeFilters: [...NETWORK_TYPES, ...OVS_TYPES, "any_bridge"],
     bridgeScript: "/var/lib/qemu-server/pve-bridge",
+    mappingTypes: [],
   },
   "8.4": {
     pveVersion: "8.4",
@@ -161,6 +167,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     poolAllowMove: true,
     networkTypeFilters: NETWORK_FILTERS_8,
     bridgeScript: "/usr/libexec/qemu-server/pve-bridge",
+    mappingTypes: ["pci", "usb", "dir"],
   },
   "9.1": {
     pveVersion: "9.1",
@@ -183,6 +190,7 @@ export const VERSION_PROFILES: Readonly<Record<PveVersion, VersionProfile>> = {
     // 9.0 added SDN fabrics, listed as their own type.
     networkTypeFilters: [...NETWORK_FILTERS_8, "fabric"],
     bridgeScript: "/usr/libexec/qemu-server/pve-bridge",
+    mappingTypes: ["pci", "usb", "dir"],
   },
 };
 

@@ -38,16 +38,32 @@ export function mediaTypeChange(
 const LIVE_DISK_OPTION = /^(bps|iops|mbps)(_rd|_wr)?(_max)?(_length)?$|^(bps|iops)_max_length$/;
 
 /**
- * Whether a running disk takes a new value at once: another volume is plugged in its place, but
- * the same volume with other options (cache, discard, ssd, iothread…) waits for a restart.
+ * Whether a running disk that keeps its volume takes new options at once: its I/O limits (QMP
+ * `block_set_io_throttle`) yes; cache, discard, ssd, iothread, aio… wait for a restart.
  */
 function changesLive(current: string, next: string): boolean {
   const before = parsePropertyString(current);
   const after = parsePropertyString(next);
-  if (before.first !== after.first) return true;
   const keys = new Set([...Object.keys(before.opts), ...Object.keys(after.opts)]);
   return [...keys].every(
     (key) => key === "size" || before.opts[key] === after.opts[key] || LIVE_DISK_OPTION.test(key),
+  );
+}
+
+/**
+ * Whether a NIC in use takes a new value without being re-plugged (vmconfig_update_net): the same
+ * model, MAC, queues and MTU on a bridge. Its host tap is re-plugged for a new bridge, tag,
+ * trunks or firewall, its rate set, and `link_down` reaches the guest through QMP `set_link`.
+ */
+function nicChangesLive(current: string | number | undefined, next: string | number | null) {
+  if (current === undefined || next === null) return false;
+  const before = parseNic(String(current), true);
+  const after = parseNic(String(next), true);
+  if (before === undefined || after === undefined) return false;
+  return (
+    ["model", "macaddr", "queues", "mtu"].every((option) => before[option] === after[option]) &&
+    before["bridge"] !== undefined &&
+    after["bridge"] !== undefined
   );
 }
 
@@ -70,7 +86,7 @@ export function hotPlugs(key: string, value: string | number | null, config: VmC
     const touchesMemory = (v: unknown): boolean => hotplugFeatures(v as string).has("memory");
     return !touchesMemory(config["hotplug"]) && !touchesMemory(value ?? undefined);
   }
-  if (NET_KEY.test(key)) return features.has("network");
+  if (NET_KEY.test(key)) return features.has("network") || nicChangesLive(config[key], value);
   if (/^usb\d+$/.test(key)) return features.has("usb");
   if (/^(efidisk|tpmstate)\d+$/.test(key)) return false;
   if (DRIVE_KEY.test(key) && !/^unused/.test(key)) {
@@ -83,8 +99,14 @@ export function hotPlugs(key: string, value: string | number | null, config: VmC
       isCdrom(String(value)) &&
       (current === undefined || isCdrom(String(current)));
     if (cdrom) return true;
-    if (!features.has("disk") || /^(ide|sata)/.test(key)) return false;
-    return current === undefined || value === null || changesLive(String(current), String(value));
+    // vmconfig_update_disk: a disk in use that keeps its volume takes its I/O limits on any bus
+    // and without the `disk` hot-plug feature; only plugging a volume in or out needs both.
+    const sameVolume =
+      current !== undefined &&
+      value !== null &&
+      parsePropertyString(String(current)).first === parsePropertyString(String(value)).first;
+    if (sameVolume) return changesLive(String(current), String(value));
+    return features.has("disk") && !/^(ide|sata)/.test(key);
   }
   return /^unused\d+$/.test(key);
 }

@@ -7,6 +7,7 @@ import { bool, DRIVE_FORMATS, oneOf, opt } from "../model/drive-format.js";
 import { NET_FORMAT } from "../model/nic-format.js";
 import type { PveVersion } from "../model/versions.js";
 import { RNG, WATCHDOG } from "./device-formats.js";
+import { passthroughFormat } from "./passthrough-formats.js";
 
 /**
  * The property-string formats of the VM config keys (`cpu: host,flags=+aes`; drives and NICs
@@ -217,6 +218,8 @@ export function checkConfigFormat(
   const bus = DRIVE.exec(name)?.[1];
   const drive = bus === undefined ? undefined : DRIVE_FORMATS[release][bus];
   if (drive !== undefined) return checkPropertyString(drive, name, value);
+  const device = passthroughFormat(name, release);
+  if (device !== undefined) return checkPropertyString(device, name, value);
   const entry = FORMATS.find(([re]) => re.test(name));
   return entry === undefined ? undefined : checkPropertyString(entry[1], name, value, entry[2]);
 }

@@ -4,6 +4,7 @@ import type { SimContext } from "../context.js";
 import { isCloudinitVolume } from "../model/drive-format.js";
 import { DRIVE_KEY } from "../model/vm-config.js";
 import { keyPrivilege } from "./config-schema.js";
+import { checkPassthroughPrivileges, PASSTHROUGH_KEY } from "./passthrough-privileges.js";
 
 /** The privilege each config key needs on the VM, and SDN.Use on each NIC's bridge. */
 export function checkKeyPrivileges(
@@ -16,6 +17,10 @@ export function checkKeyPrivileges(
   const release = sim.options.profile.pveVersion;
   for (const key of keys) {
     const value = params[key] === undefined ? undefined : String(params[key]);
+    if (PASSTHROUGH_KEY.test(key)) {
+      checkPassthroughPrivileges(sim, tokenId, vmid, key, value);
+      continue;
+    }
     const priv = keyPrivilege(key, value, release);
     if (priv === "root") throw permError(`only root can set '${key}' config`);
     // A cloud-init drive wants both (qemu-server 7.2-10, "fix #4321").

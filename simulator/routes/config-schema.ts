@@ -134,7 +134,13 @@ export function releaseProblems(
     const since = KEYS_SINCE[key];
     if (since !== undefined && RELEASE_ORDER.indexOf(release) < RELEASE_ORDER.indexOf(since))
       errors[key] = UNKNOWN_PROPERTY;
-    else if (/^(ide|sata|scsi|virtio|efidisk|tpmstate)\d+$/.test(key)) {
+    // qemu-server added virtiofs with PVE 8.4.
+    else if (/^virtiofs\d$/.test(key) && release === "7.4") errors[key] = UNKNOWN_PROPERTY;
+    else if (/^(hostpci|usb)\d+$/.test(key)) {
+      // Before 8.0 neither format has `mapping` (nor lets `host` be left out).
+      const problem = checkConfigFormat(key, String(value), release);
+      if (problem !== undefined) errors[key] = `invalid format - ${problem}`;
+    } else if (/^(ide|sata|scsi|virtio|efidisk|tpmstate)\d+$/.test(key)) {
       const problem = checkConfigFormat(key, String(value), release);
       if (problem !== undefined) errors[key] = `invalid format - ${problem}`;
       // $check_drive_param: what the schema takes but parse_drive refuses.
@@ -152,6 +158,7 @@ const FAMILIES: readonly [RegExp, ParamSpec][] = [
   [/^ipconfig\d+$/, str],
   [/^serial[0-3]$/, { type: "string", optional: true, pattern: /^(\/dev\/.+|socket)$/ }],
   [/^(usb|hostpci|numa)\d+$/, str],
+  [/^virtiofs\d$/, str],
 ];
 
 export function configFamily(name: string): ParamSpec | undefined {

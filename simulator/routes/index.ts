@@ -9,6 +9,7 @@ import { clusterRoutes } from "./cluster.js";
 import { downloadUrlRoutes } from "./download-url.js";
 import { haRoutes } from "./ha.js";
 import { haPlacementRoutes } from "./ha-placement.js";
+import { mappingRoutes } from "./mappings.js";
 import { nodeNetworkRoutes } from "./node-network.js";
 import { nodeStatusRoutes } from "./node-status.js";
 import { poolRoutes } from "./pools.js";
@@ -34,6 +35,7 @@ export function buildRouter(): Router<SimContext> {
     ...clusterRoutes,
     ...haRoutes,
     ...haPlacementRoutes,
+    ...mappingRoutes,
     ...accessRoutes,
     ...accessTicketRoutes,
     ...accessUserRoutes,

@@ -16,6 +16,7 @@ import type { VmRecord } from "../model/types.js";
 import { machineTooNew } from "../model/machine.js";
 import { applyPending } from "../model/pending.js";
 import { missingBridge } from "../model/node-network.js";
+import { reserveHostDevices } from "../model/host-devices.js";
 import { driveVolume, DRIVE_KEY, parsePropertyString } from "../model/vm-config.js";
 
 const bool = { type: "boolean", optional: true } as const;
@@ -26,6 +27,7 @@ export function markStopped(sim: SimContext, vm: VmRecord): void {
   vm.status = "stopped";
   vm.qmpstatus = "stopped";
   delete vm.startedAt;
+  delete vm.pciDevices;
   applyPending(sim.cluster, vm);
   vm.guest = vm.guest.seedError === undefined ? {} : { seedError: vm.guest.seedError };
   sim.cluster.observe(vm);
@@ -56,7 +58,14 @@ export async function startWorker(
     applyPending(sim.cluster, vm);
     const tooNew = machineTooNew(vm.config["machine"], sim.options.profile.qemuVersion, node);
     if (tooNew !== undefined) throw dieError(tooNew);
+    let pciDevices: readonly string[];
+    try {
+      pciDevices = reserveHostDevices(sim.cluster, vm, sim.options.profile.pveVersion);
+    } catch (err) {
+      throw dieError(err instanceof Error ? err.message : String(err));
+    }
     plugNics(sim, vm, ctx);
+    vm.pciDevices = pciDevices;
     vm.status = "running";
     vm.qmpstatus = "running";
     vm.startedAt = Date.now();

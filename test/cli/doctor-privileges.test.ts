@@ -77,6 +77,27 @@ describe("doctor-privileges", () => {
     expect(seven).not.toContain("SDN.Use");
   });
 
+  it("lists Mapping.Use and Mapping.Audit on each resource mapping the VMs use, and no other", () => {
+    const needs = requirements({
+      ...CLOUD_IMAGE_ON_LOCAL,
+      mappings: [
+        { type: "pci", id: "gpu0" },
+        { type: "dir", id: "datasets" },
+      ],
+    });
+    expect(
+      needs.filter((n) => n.path.startsWith("/mapping")).map((n) => `${n.privilege} ${n.path}`),
+    ).toEqual([
+      "Mapping.Use /mapping/pci/gpu0",
+      "Mapping.Audit|Mapping.Use /mapping/pci/gpu0",
+      "Mapping.Use /mapping/dir/datasets",
+      "Mapping.Audit|Mapping.Use /mapping/dir/datasets",
+    ]);
+    expect(requirements(CLOUD_IMAGE_ON_LOCAL).some((n) => n.path.startsWith("/mapping"))).toBe(
+      false,
+    );
+  });
+
   it("grants the role on the fewest paths that cover every requirement", () => {
     const needs = [
       { privilege: "VM.Clone", path: "/vms/9000", why: "" },

@@ -238,3 +238,78 @@ describe("events", () => {
     expect(c.changes()[0]?.properties.map((p) => p.property)).toEqual(["node"]);
   });
 });
+
+describe("events on more than one cluster", () => {
+  const STACK = "urn:pulumi:dev::p::";
+  const DEFAULT = `${STACK}pulumi:providers:pulumi-nodejs::default::d1`;
+  const DC2 = `${STACK}pulumi:providers:pulumi-nodejs::dc2`;
+
+  /** A preview's event for resource `name` made through `provider`. */
+  function on(provider: string, name: string, op: string, old: object, inputs: object) {
+    const urn = `${STACK}${TYPE}::${name}`;
+    const state = (props: object) => ({ type: TYPE, urn, id: "1", parent: "", provider, ...props });
+    const metadata = {
+      op,
+      urn,
+      type: TYPE,
+      provider,
+      old: state({ inputs: {}, outputs: old }),
+      new: state({ inputs, outputs: {} }),
+    } as never;
+    return { sequence: 0, timestamp: 0, resourcePreEvent: { metadata } } satisfies EngineEvent;
+  }
+
+  /** The explicit provider's own step: its inputs name its endpoint. */
+  const dc2Provider: EngineEvent = {
+    sequence: 0,
+    timestamp: 0,
+    resourcePreEvent: {
+      metadata: {
+        op: "same",
+        urn: DC2,
+        type: "pulumi:providers:pulumi-nodejs",
+        provider: "",
+        new: {
+          type: "pulumi:providers:pulumi-nodejs",
+          urn: DC2,
+          id: "p2",
+          parent: "",
+          provider: "",
+          inputs: { "proxmox:endpoint": "https://pve.dc2.example.com:8006" },
+          outputs: {},
+        },
+      } as never,
+    },
+  };
+
+  it("names the provider of each change, and an explicit one's endpoint host", () => {
+    const c = new ChangeCollector();
+    c.onEvent(dc2Provider);
+    c.onEvent(on(DEFAULT, "one", "update", { cores: 1 }, { cores: 2 }));
+    c.onEvent(on(`${DC2}::p2`, "two", "update", { cores: 1 }, { cores: 4 }));
+    const changes = c.changes();
+    expect(changes.map((x) => [x.name, x.provider, x.cluster])).toEqual([
+      ["one", "default", undefined],
+      ["two", "dc2", "pve.dc2.example.com:8006"],
+    ]);
+    expect(formatChanges(changes)).toBe(
+      [
+        `  ~ one (${TYPE}) on provider default (the stack config's cluster): update`,
+        "      cores: 1 → 2 (program)",
+        `  ~ two (${TYPE}) on provider dc2 (pve.dc2.example.com:8006): update`,
+        "      cores: 1 → 4 (program)",
+      ].join("\n"),
+    );
+  });
+
+  it("counts a resource without change among the clusters, and names none for one cluster", () => {
+    const two = new ChangeCollector();
+    two.onEvent(on(DEFAULT, "one", "same", { cores: 1 }, { cores: 1 }));
+    two.onEvent(on(`${DC2}::p2`, "two", "update", { cores: 1 }, { cores: 4 }));
+    expect(two.changes().map((x) => x.provider)).toEqual(["dc2"]);
+
+    const one = new ChangeCollector();
+    one.onEvent(on(`${DC2}::p2`, "two", "update", { cores: 1 }, { cores: 4 }));
+    expect(one.changes()[0]).not.toHaveProperty("provider");
+  });
+});

@@ -56,7 +56,13 @@ describe("pending-clusters", () => {
   it("refuses an explicit provider's bad settings with the stack config's message", () => {
     const broken = {
       deployment: {
-        resources: [{ urn: DC2_URN, inputs: { "proxmox:endpoint": "https://pve.dc2:8006" } }],
+        resources: [
+          {
+            urn: DC2_URN,
+            type: "pulumi:providers:pulumi-nodejs",
+            inputs: { "proxmox:endpoint": "https://pve.dc2:8006" },
+          },
+        ],
         pending_operations: [creating("bbbb", `${DC2_URN}::2222`)],
       },
     };

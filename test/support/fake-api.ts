@@ -13,6 +13,7 @@ import type {
   DownloadUrlRequest,
   GuestInterface,
   IsoUpload,
+  MappingType,
   MoveTarget,
   NodeBridge,
   NodeStorage,
@@ -23,6 +24,7 @@ import type {
   ProxmoxApi,
   ProxmoxVersion,
   SnapshotRequest,
+  ResourceMapping,
   StorageVolume,
   TaskLogLine,
   TaskStatus,
@@ -59,6 +61,8 @@ export class FakeProxmoxApi implements ProxmoxApi {
   ];
   /** The bridges every node has. */
   readonly bridges: string[] = ["vmbr0", "vmbr1"];
+  /** Resource mappings by `<type>/<id>`. */
+  readonly mappings = new Map<string, ResourceMapping>();
   readonly storages: NodeStorage[] = [
     {
       storage: "local",
@@ -196,6 +200,13 @@ export class FakeProxmoxApi implements ProxmoxApi {
   async nodeBridges(node: string): Promise<readonly NodeBridge[]> {
     this.#enter("nodeBridges", [node]);
     return this.bridges.map((iface) => ({ iface, type: "bridge" }));
+  }
+  async resourceMapping(type: MappingType, id: string): Promise<ResourceMapping> {
+    this.#enter("resourceMapping", [type, id]);
+    const mapping = this.mappings.get(`${type}/${id}`);
+    if (mapping === undefined)
+      throw new PermanentError("NOT_FOUND", `mapping '${id}' not found`, { status: 500 });
+    return mapping;
   }
   async vmConfig(node: string, vmid: number): Promise<VmConfig> {
     this.#enter("vmConfig", [node, vmid]);

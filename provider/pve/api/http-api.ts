@@ -10,6 +10,7 @@ import type {
   GuestInterface,
   MigrateDisks,
   IsoUpload,
+  MappingType,
   MoveTarget,
   NodeBridge,
   NodeStorage,
@@ -22,6 +23,7 @@ import type {
   ProxmoxVersion,
   PveParams,
   SnapshotRequest,
+  ResourceMapping,
   StorageVolume,
   TaskLogLine,
   TaskStatus,
@@ -93,6 +95,14 @@ export class HttpProxmoxApi implements ProxmoxApi {
     return this.#http.request("GET", ["nodes", node, "network"], schemas.nodeBridgesSchema, {
       query: { type: "any_bridge" },
     });
+  }
+
+  resourceMapping(type: MappingType, id: string): Promise<ResourceMapping> {
+    return this.#http.request(
+      "GET",
+      ["cluster", "mapping", type, id],
+      schemas.resourceMappingSchema,
+    );
   }
 
   async vmConfig(node: string, vmid: number): Promise<VmConfig> {
@@ -363,7 +373,7 @@ export class HttpProxmoxApi implements ProxmoxApi {
 
   nodeTasks(node: string, query: NodeTaskQuery): Promise<readonly NodeTask[]> {
     return this.#http.request("GET", ["nodes", node, "tasks"], schemas.nodeTasksSchema, {
-      query: defined({ source: query.source, since: query.since, limit: query.limit }),
+      query: defined({ ...query }),
     });
   }
 

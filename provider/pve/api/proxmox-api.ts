@@ -130,6 +130,10 @@ export interface NodeTaskQuery {
   readonly since?: number | undefined;
   /** At most this many rows (PVE's default is 50). */
   readonly limit?: number | undefined;
+  /** Only this guest's tasks. */
+  readonly vmid?: number | undefined;
+  /** Only tasks of this worker type, e.g. `qmrollback`. */
+  readonly typefilter?: string | undefined;
 }
 
 export interface TaskLogLine {
@@ -249,6 +253,15 @@ export interface SnapshotRequest {
   readonly vmstate?: boolean | undefined;
 }
 
+/** A cluster resource mapping's type: host PCI or USB devices, or host directories. */
+export type MappingType = "pci" | "usb" | "dir";
+
+/** `GET /cluster/mapping/<type>/<id>`: one property string per node entry (`node=pve1,…`). */
+export interface ResourceMapping {
+  readonly map: readonly string[];
+  readonly description?: string | undefined;
+}
+
 /** Effective privileges of the caller, per ACL path: `{"/vms/100": {"VM.Audit": 1}}`. */
 export type Permissions = Readonly<Record<string, Readonly<Record<string, number>>>>;
 
@@ -272,6 +285,12 @@ export interface ProxmoxApi {
    * SDN.Audit or SDN.Use on `/sdn/zones/localnetwork/<bridge>`, which using it needs anyway.
    */
   nodeBridges(node: string): Promise<readonly NodeBridge[]>;
+  /**
+   * GET /cluster/mapping/{type}/{id} (PVE 8.0+; `dir` 8.4+): a resource mapping and its node
+   * entries. Needs Mapping.Use, Mapping.Audit or Mapping.Modify on `/mapping/<type>/<id>`;
+   * NOT_FOUND when there is no such mapping.
+   */
+  resourceMapping(type: MappingType, id: string): Promise<ResourceMapping>;
 
   vmConfig(node: string, vmid: number): Promise<VmConfig>;
   /** GET …/pending: the config and what waits for the next reboot, in one request. */

@@ -70,6 +70,11 @@ export const nodeStoragesSchema = z.array(
     })),
 );
 
+export const resourceMappingSchema = z.looseObject({
+  map: z.array(z.string()).default([]),
+  description: z.string().optional(),
+});
+
 export const nodeBridgesSchema = z.array(z.looseObject({ iface: z.string(), type: z.string() }));
 
 /** `memory` is a property string since qemu-server 8.1 (`2048` or `current=2048,…`). */

@@ -136,7 +136,11 @@ async function takeIfDisruptive(
     );
   }
   // The update is named by what it changes, never by the values (cloud-init may hold secrets).
-  const name = updateSnapshotName({ identity: update.naming.identity, reasons }, Date.now());
+  const name = updateSnapshotName(
+    { identity: update.naming.identity, reasons },
+    Date.now(),
+    new Set(listed.snapshots.map((snapshot) => snapshot.name)),
+  );
   ctx.progress(`${label}: the update is disruptive: ${reasons.join(", ")}`);
   try {
     const request = {

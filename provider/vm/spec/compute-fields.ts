@@ -6,6 +6,8 @@ import {
   formatCpu,
   formatMemory,
   memorySchema,
+  probeCpu,
+  probeMemory,
   readCpu,
   readMemory,
   sameCpuModel,
@@ -47,7 +49,11 @@ export const COMPUTE_FIELDS = {
       .optional(),
     configKeys: { format: formatMemory },
     hotKeys: { memory: { hotplug: "memory", numa: true }, balloon: "always", shares: "always" },
-    readBack: { from: "vm", read: ({ config }, input) => readMemory(config, input) },
+    readBack: {
+      from: "vm",
+      read: ({ config }, input) => readMemory(config, input),
+      probe: ({ config }) => probeMemory(config),
+    },
     example: {
       valid: { sizeMiB: 4096, balloonMiB: 2048 },
       invalid: { sizeMiB: 2048, balloonMiB: 4096 },
@@ -70,7 +76,11 @@ export const COMPUTE_FIELDS = {
         key === "cpu" ? sameCpuModel(current, wanted) : sameText(current, wanted),
     },
     hotKeys: { vcpus: { hotplug: "cpu" }, cpuunits: "always", cpulimit: "always" },
-    readBack: { from: "vm", read: ({ config }, input) => readCpu(config, input) },
+    readBack: {
+      from: "vm",
+      read: ({ config }, input) => readCpu(config, input),
+      probe: ({ config }) => probeCpu(config),
+    },
     example: {
       valid: { type: "host", sockets: 1, cores: 4, vcpus: 2 },
       invalid: { cores: 2, sockets: 1, vcpus: 4 },

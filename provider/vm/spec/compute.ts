@@ -149,6 +149,46 @@ export function readCpu(config: VmConfig, input: Cpu): Cpu {
   return pick(observed, input) as Cpu;
 }
 
+/**
+ * `cpu` asking for the sub-fields the VM's config sets; undefined when it sets nothing beyond
+ * `cores` (the `cores` shorthand says that).
+ */
+export function probeCpu(config: VmConfig): Cpu | undefined {
+  const model = parseCpuModel(config.cpu);
+  const probe: Record<string, unknown> = {
+    ...(model === undefined ? {} : { type: model.type }),
+    ...(model !== undefined && model.flags.length > 0 ? { flags: model.flags } : {}),
+  };
+  for (const [name, key] of CPU_KEYS) if (config[key] !== undefined) probe[name] = 0;
+  const beyondCores = Object.keys(probe).some((name) => name !== "cores");
+  return beyondCores ? (probe as Cpu) : undefined;
+}
+
+/** The `cpu` sub-fields besides the model, and the PVE key each is written to. */
+const CPU_KEYS = [
+  ["sockets", "sockets"],
+  ["cores", "cores"],
+  ["vcpus", "vcpus"],
+  ["numa", "numa"],
+  ["units", "cpuunits"],
+  ["limit", "cpulimit"],
+] as const;
+
+/** `memory` asking for what the VM's config sets: the MiB alone, or the full form. */
+export function probeMemory(config: VmConfig): Memory | undefined {
+  const extras = MEMORY_KEYS.filter(([, key]) => config[key] !== undefined);
+  if (config.memory === undefined && extras.length === 0) return undefined;
+  if (extras.length === 0) return 0;
+  return Object.fromEntries([["sizeMiB", 0], ...extras.map(([name]) => [name, 0])]) as Memory;
+}
+
+/** The full form's sub-fields besides the size, and the PVE key each is written to. */
+const MEMORY_KEYS = [
+  ["balloonMiB", "balloon"],
+  ["shares", "shares"],
+  ["hugepages", "hugepages"],
+] as const;
+
 /** The PVE keys of `memory`, only those the program sets. */
 export function formatMemory(memory: Memory): Record<string, string | number> {
   if (typeof memory === "number") return { memory };

@@ -94,6 +94,7 @@ export const DEVICE_FIELDS = {
         if (now === undefined) return undefined;
         return input.action === undefined ? { model: now.model } : now;
       },
+      probe: ({ config }) => parseWatchdog(text(config["watchdog"])),
     },
     example: { valid: { model: "ib700", action: "reset" }, invalid: { action: "reboot" } },
   }),
@@ -128,6 +129,7 @@ export const DEVICE_FIELDS = {
           ...(input.periodMs === undefined ? {} : { periodMs: withDefaults(now)?.periodMs }),
         };
       },
+      probe: ({ config }) => parseRng(text(config["rng0"])),
     },
     example: {
       valid: { source: "/dev/urandom", maxBytes: 2048, periodMs: 1000 },

@@ -5,6 +5,7 @@ import {
   diskGiB,
   disksSchema,
   formatDisks,
+  probeDisks,
   readDisks,
   refuseDisks,
   removedDisks,
@@ -36,7 +37,8 @@ export const DISK_FIELDS = {
     doc:
       "The VM's disks, the boot disk included (by its slot, e.g. `scsi0`): a disk the VM lacks " +
       "is added, a larger `sizeGiB` grows it, another `storage` moves it; `remove: true` " +
-      "detaches it. Instead of `diskSize`, not with it.",
+      "detaches it. A running VM takes new `ioLimits` (MB/s and IOPS, with bursts) at once, an " +
+      "`aio` change at its next reboot. Instead of `diskSize`, not with it.",
     docType: "DiskArgs[]",
     schema: disksSchema,
     mayBeUnknown: true,
@@ -48,7 +50,7 @@ export const DISK_FIELDS = {
     stored: z.array(z.looseObject({ interface: z.string() })).optional(),
     configKeys: { format: formatDisks },
     configRemoves: removedDisks,
-    readBack: { from: "vm", read: readDisks },
+    readBack: { from: "vm", read: readDisks, probe: probeDisks },
     example: {
       valid: [
         { interface: "scsi0", sizeGiB: 32, discard: true },

@@ -9,6 +9,13 @@ import type { VmConfig } from "../../pve/api/proxmox-api";
 import { storageId } from "../../inputs/formats";
 import { kindOf } from "../../inputs/unknown";
 import { bootDisk, diskSizeGiB } from "../state/vm-facts";
+import {
+  AIO_MODES,
+  IO_LIMIT_OPTIONS,
+  formatIoLimits,
+  ioLimitsSchema,
+  readIoLimits,
+} from "./disk-io";
 import type { ObservedVm, Seen } from "./field";
 
 /** A disk size in GiB: the boot disk's `diskSize` and each disk's `sizeGiB`. */
@@ -45,6 +52,8 @@ const diskSchema = z
     backup: z.boolean().optional(),
     replicate: z.boolean().optional(),
     format: z.enum(["raw", "qcow2", "vmdk"]).optional(),
+    aio: z.enum(AIO_MODES).optional(),
+    ioLimits: ioLimitsSchema.optional(),
     remove: z.boolean().optional(),
   })
   .superRefine((disk, ctx) => {
@@ -56,6 +65,13 @@ const diskSchema = z
         code: "custom",
         path: ["iothread"],
         message: "SATA disks have no iothread option",
+      });
+    // QEMU opens the disk with O_DIRECT for native AIO: a caching mode fails the VM's start.
+    if (disk.aio === "native" && !["none", "directsync", undefined].includes(disk.cache))
+      ctx.addIssue({
+        code: "custom",
+        path: ["aio"],
+        message: `native needs cache "none" or "directsync" (cache is "${disk.cache}")`,
       });
   });
 
@@ -150,7 +166,24 @@ function withOptions(drive: Drive, disk: DiskInputs): Drive {
       ? options.map(([key, value]) => [key, key === name ? text : value] as const)
       : [...options, [name, text] as const];
   }
-  return { volume: drive.volume, options };
+  return { volume: drive.volume, options: withIo(options, disk) };
+}
+
+type Options = ReadonlyArray<readonly [string, string]>;
+
+/** `aio` where it differs; with `ioLimits`, its limits and no other (a limit left out is none). */
+function withIo(options: Options, disk: DiskInputs): Options {
+  const wanted: Record<string, string> = {
+    ...(disk.aio === undefined ? {} : { aio: disk.aio }),
+    ...(disk.ioLimits === undefined ? {} : formatIoLimits(disk.ioLimits)),
+  };
+  const owned = (key: string) =>
+    key in wanted || (disk.ioLimits !== undefined && IO_LIMIT_OPTIONS.includes(key));
+  const kept = options.flatMap(([key, value]): Options =>
+    !owned(key) ? [[key, value]] : key in wanted ? [[key, wanted[key] ?? value]] : [],
+  );
+  const added = Object.entries(wanted).filter(([key]) => !kept.some(([k]) => k === key));
+  return [...kept, ...added];
 }
 
 /**
@@ -185,9 +218,10 @@ export const removedDisks = (disks: readonly DiskInputs[]): string[] =>
 
 /**
  * Of the disks converge writes or detaches, those a running VM takes only at its next restart:
- * any SATA change (PVE hot-plugs SCSI and virtio disks only), and a cache, discard, SSD or
- * iothread change of a disk in use (qemu-server's vmconfig_update_disk applies only I/O limits
- * to a drive in use).
+ * a SATA disk added or detached (PVE hot-plugs SCSI and virtio disks only), and an `aio`, cache,
+ * discard, SSD or iothread change of a disk in use. qemu-server's vmconfig_update_disk keeps
+ * those pending and applies the rest to a drive in use on any bus: its I/O limits through QMP
+ * `block_set_io_throttle`, at once.
  */
 export function restartingDisks(
   config: VmConfig,
@@ -196,13 +230,15 @@ export function restartingDisks(
 ): string[] {
   return [...Object.keys(set), ...detached].filter((key) => {
     if (!INTERFACE.test(key)) return false;
-    if (key.startsWith("sata")) return true;
     const before = key in set ? diskAt(config, key) : undefined;
-    if (before === undefined) return false;
+    if (before === undefined) return key.startsWith("sata");
     const after = parseDrive(String(set[key]));
-    return (["iothread", "discard", "ssd", "cache"] as const).some(
-      (name) =>
-        OPTIONS[name].read(optionOf(before, name)) !== OPTIONS[name].read(optionOf(after, name)),
+    if (after.volume !== before.volume) return key.startsWith("sata");
+    return (
+      (["iothread", "discard", "ssd", "cache"] as const).some(
+        (name) =>
+          OPTIONS[name].read(optionOf(before, name)) !== OPTIONS[name].read(optionOf(after, name)),
+      ) || optionOf(before, "aio") !== optionOf(after, "aio")
     );
   });
 }
@@ -223,8 +259,33 @@ export function readDisks({ config }: ObservedVm, input: readonly DiskInputs[]):
     if (disk.storage !== undefined) read["storage"] = storageOf(drive);
     for (const name of OPTION_NAMES)
       if (disk[name] !== undefined) read[name] = OPTIONS[name].read(optionOf(drive, name));
+    // An absent `aio` is PVE's default for the storage, which the drive value does not say.
+    if (disk.aio !== undefined) read["aio"] = optionOf(drive, "aio");
+    if (disk.ioLimits !== undefined)
+      read["ioLimits"] = readIoLimits((option) => optionOf(drive, option));
     return [read as DiskInputs];
   });
+}
+
+/**
+ * `disks` asking for every disk the VM has on a bus the input takes, with its storage and the
+ * options its drive value sets; undefined when it has none. CD-ROMs are no disks.
+ */
+export function probeDisks({ config }: ObservedVm): DiskInputs[] | undefined {
+  const disks = Object.keys(config)
+    .filter((key) => INTERFACE.test(key) && diskAt(config, key) !== undefined)
+    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
+    .map((key): DiskInputs => {
+      const drive = diskAt(config, key) as Drive;
+      const options = OPTION_NAMES.filter((name) => optionOf(drive, name) !== undefined);
+      return {
+        interface: key,
+        storage: storageOf(drive),
+        sizeGiB: 0,
+        ...Object.fromEntries(options.map((name) => [name, OPTIONS[name].read(undefined)])),
+      };
+    });
+  return disks.length === 0 ? undefined : disks;
 }
 
 /**

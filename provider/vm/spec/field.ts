@@ -40,7 +40,18 @@ export interface ObservedVm {
 export type ReadBack<T> =
   | { readonly from: "mark" }
   | { readonly from: "input" }
-  | { readonly from: "vm"; readonly read: (vm: ObservedVm, input: T) => T | undefined };
+  | {
+      readonly from: "vm";
+      readonly read: (vm: ObservedVm, input: T) => T | undefined;
+      /**
+       * The input that asks for all the VM itself sets of the field (`pulumi-proxmox import`
+       * reads the VM back with it): the sub-fields and list entries its config holds, PVE's
+       * defaults left out. Undefined when the VM sets none of it. Without a probe, a field with
+       * one config key is read back when the VM's config holds that key (the read must not
+       * need the input then); a shorthand is imported as its full form; any other is not.
+       */
+      readonly probe?: (vm: ObservedVm) => T | undefined;
+    };
 
 /** What converge knows besides the inputs when it formats a config value. */
 export interface Seen {

@@ -11,6 +11,7 @@ import { DISK_FIELDS } from "./disk-fields";
 import { FIRMWARE_FIELDS } from "./firmware-fields";
 import { LIFECYCLE_FIELDS } from "./lifecycle-fields";
 import { NETWORK_FIELDS } from "./network-fields";
+import { PASSTHROUGH_FIELDS } from "./passthrough-fields";
 import { PLACEMENT_FIELDS } from "./placement-fields";
 import { SETTINGS_FIELDS } from "./settings-fields";
 
@@ -23,6 +24,7 @@ export const FIELDS = {
   ...CLOUD_INIT_FIELDS,
   ...FIRMWARE_FIELDS,
   ...DEVICE_FIELDS,
+  ...PASSTHROUGH_FIELDS,
   ...LIFECYCLE_FIELDS,
   ...SETTINGS_FIELDS,
 } as const;

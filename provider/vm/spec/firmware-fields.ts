@@ -14,6 +14,7 @@ import {
   parseMachine,
   parseTpm,
   parseVga,
+  propertyString,
   sameAgent,
   text,
 } from "./firmware";
@@ -244,6 +245,15 @@ export const FIRMWARE_FIELDS = {
             ? {}
             : { fstrimClonedDisks: now.fstrimClonedDisks }),
           ...(input.type === undefined ? {} : { type: now.type }),
+        };
+      },
+      // The options the VM's agent value writes out.
+      probe: ({ config }) => {
+        if (config.agent === undefined) return undefined;
+        const parts = propertyString(text(config.agent), "enabled");
+        return {
+          ...(parts["fstrim_cloned_disks"] === undefined ? {} : { fstrimClonedDisks: false }),
+          ...(parts["type"] === undefined ? {} : { type: "virtio" as const }),
         };
       },
     },

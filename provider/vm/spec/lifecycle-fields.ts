@@ -36,7 +36,7 @@ export const LIFECYCLE_FIELDS = {
     change: "hot",
     // An adopted VM whose program does not set it has none.
     stored: z.boolean().optional(),
-    readBack: { from: "vm", read: ({ running }) => running },
+    readBack: { from: "vm", read: ({ running }) => running, probe: ({ running }) => running },
     example: { valid: false, invalid: "yes" },
   }),
   tags: field({
@@ -66,7 +66,11 @@ export const LIFECYCLE_FIELDS = {
     mayBeUnknown: true,
     change: "hot",
     stored: z.string().optional(),
-    readBack: { from: "vm", read: ({ config }) => userDescription(config.description) },
+    readBack: {
+      from: "vm",
+      read: ({ config }) => userDescription(config.description),
+      probe: ({ config }) => userDescription(config.description),
+    },
     example: { valid: "web tier", invalid: 42 },
   }),
   hotplug: field({
@@ -142,7 +146,7 @@ export const LIFECYCLE_FIELDS = {
     change: "hot",
     undoneWhenRemoved: true,
     stored: z.string().optional(),
-    readBack: { from: "vm", read: ({ pool }) => pool },
+    readBack: { from: "vm", read: ({ pool }) => pool, probe: ({ pool }) => pool },
     example: { valid: "web-tier", invalid: "web tier" },
   }),
 } as const;

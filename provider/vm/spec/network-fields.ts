@@ -80,7 +80,8 @@ export const NETWORK_FIELDS = {
   networks: field({
     doc:
       "The VM's NICs in order (net0, net1…), each with the address its seed configures, matched " +
-      "by MAC. NICs beyond the list are removed; a NIC added to a running VM is hot-plugged.",
+      "by MAC. NICs beyond the list are removed; a NIC added to a running VM is hot-plugged, and a " +
+      "running VM takes new `trunks` or `linkDown` at once.",
     docType: "NicArgs[]",
     argType: "NicArgs[]",
     schema: networksSchema,
@@ -107,6 +108,21 @@ export const NETWORK_FIELDS = {
           const now = parseNic(config[nicKey(i)] as string | undefined);
           return now === undefined ? [] : [{ ...nic, ...asked(now, nic) } as NicInputs];
         }),
+      // net0, net1… up to the first gap, each with the options PVE's value sets (no MAC: the
+      // VM keeps its own unless one is pinned).
+      probe: ({ config }) => {
+        const nics: NicInputs[] = [];
+        for (let i = 0; ; i++) {
+          const now = parseNic(config[nicKey(i)] as string | undefined);
+          if (now === undefined) return nics.length === 0 ? undefined : nics;
+          const { mac: _mac, ...options } = now;
+          nics.push(
+            Object.fromEntries(
+              Object.entries(options).filter(([, value]) => value !== undefined),
+            ) as NicInputs,
+          );
+        }
+      },
     },
     example: {
       valid: [{ bridge: "vmbr0" }, { bridge: "vmbr1", vlan: 20, mtu: 9000, firewall: true }],
@@ -138,8 +154,12 @@ function sameNic(a: Nic, b: Nic): boolean {
  * setting too), the MAC when one is asked for, PVE's other options only when asked for.
  */
 function asked(now: Nic, want: Nic | NicInputs): Nic {
-  const only = <K extends "mac" | "firewall" | "mtu" | "rate" | "queues">(key: K) =>
-    want[key] === undefined ? {} : { [key]: key === "firewall" ? (now[key] ?? false) : now[key] };
+  const only = <K extends "mac" | "firewall" | "mtu" | "rate" | "queues" | "trunks" | "linkDown">(
+    key: K,
+  ) =>
+    want[key] === undefined
+      ? {}
+      : { [key]: key === "firewall" || key === "linkDown" ? (now[key] ?? false) : now[key] };
   return {
     model: now.model,
     bridge: now.bridge,
@@ -149,5 +169,7 @@ function asked(now: Nic, want: Nic | NicInputs): Nic {
     ...only("mtu"),
     ...only("rate"),
     ...only("queues"),
+    ...only("trunks"),
+    ...only("linkDown"),
   };
 }

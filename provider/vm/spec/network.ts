@@ -81,6 +81,15 @@ const nicSchema = z
       .min(1, "packet queues are 1 to 64")
       .max(64, "packet queues are 1 to 64")
       .optional(),
+    // PVE's `trunks` (`$net_fmt`: `vlanid[;vlanid...]`), kept sorted as PVE compares nothing else.
+    trunks: z
+      .array(
+        z.number().int().min(1, "VLAN tags are 1 to 4094").max(4094, "VLAN tags are 1 to 4094"),
+      )
+      .min(1, "must list at least one VLAN (or leave trunks out)")
+      .transform((tags) => [...new Set(tags)].sort((a, b) => a - b))
+      .optional(),
+    linkDown: z.boolean().optional(),
   })
   .superRefine((nic, ctx) => {
     // PVE's net format: "Force MTU, for VirtIO only".

@@ -20,6 +20,9 @@ export interface Nic {
   readonly mtu?: number | undefined;
   readonly rate?: number | undefined;
   readonly queues?: number | undefined;
+  /** VLANs passed tagged, sorted; PVE's `20-30` ranges spelled out. */
+  readonly trunks?: readonly number[] | undefined;
+  readonly linkDown?: boolean | undefined;
 }
 
 /** `virtio=BC:24:11:AA:BB:CC,bridge=vmbr0,tag=20,firewall=1` → its parts. */
@@ -33,6 +36,8 @@ export function parseNic(value: string | undefined): Nic | undefined {
     return text === undefined ? undefined : Number(text);
   };
   const firewall = option("firewall");
+  const linkDown = option("link_down");
+  const trunks = option("trunks");
   return {
     model: model ?? "virtio",
     mac: mac?.toUpperCase(),
@@ -43,7 +48,18 @@ export function parseNic(value: string | undefined): Nic | undefined {
     mtu: number("mtu"),
     rate: number("rate"),
     queues: number("queues"),
+    trunks: trunks === undefined ? undefined : vlanList(trunks),
+    linkDown: linkDown === undefined ? undefined : /^(1|on|yes|true)$/i.test(linkDown),
   };
+}
+
+/** PVE's `10;20-22` as `[10, 20, 21, 22]`. */
+function vlanList(text: string): number[] {
+  const tags = text.split(";").flatMap((part) => {
+    const [from = NaN, to = from] = part.split("-").map(Number);
+    return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+  });
+  return [...new Set(tags)].sort((a, b) => a - b);
 }
 
 /**
@@ -62,6 +78,8 @@ export function formatNic(
     ["mtu", nic.mtu],
     ["queues", nic.queues],
     ["rate", nic.rate],
+    ["trunks", nic.trunks?.join(";")],
+    ["link_down", nic.linkDown === undefined ? undefined : nic.linkDown ? 1 : 0],
   ];
   const rest = options.flatMap(([key, value]) => (value === undefined ? [] : [`,${key}=${value}`]));
   return `${head},bridge=${nic.bridge}${rest.join("")}`;

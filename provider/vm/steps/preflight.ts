@@ -13,6 +13,7 @@ import type { OperationContext } from "../../pve/context";
 import { PermanentError, isPermanent } from "../../pve/errors";
 import { isLinked } from "../identity";
 import { assertBridges } from "./bridges";
+import { assertHostDevices } from "./host-devices";
 import type { ResolvedInputs } from "./resolved-inputs";
 import { resolveTemplate, type ResolvedTemplate } from "./resolve-template";
 
@@ -70,6 +71,7 @@ export async function preflight(ctx: OperationContext, inputs: ResolvedInputs): 
     );
   }
   await assertBridges(ctx, inputs);
+  await assertHostDevices(ctx, inputs);
 
   let template: ResolvedTemplate;
   try {

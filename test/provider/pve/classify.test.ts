@@ -20,6 +20,15 @@ interface Row {
 
 const rows: readonly Row[] = [
   {
+    text: "mapping 'gpu0' not found",
+    source: "pve-manager PVE/API2/Cluster/Mapping/PCI.pm get",
+    method: "GET",
+    path: "/cluster/mapping/pci/gpu0",
+    status: 500,
+    code: "NOT_FOUND",
+    transient: false,
+  },
+  {
     text: "Configuration file 'nodes/pve1/qemu-server/999.conf' does not exist",
     source: "pve-guest-common src/PVE/AbstractConfig.pm load_config",
     method: "GET",

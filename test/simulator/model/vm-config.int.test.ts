@@ -142,6 +142,26 @@ describe("model/vm-config hot-plug of a running VM", () => {
     expect((await pendingKeys()).sort()).toEqual(["net0", "net1", "scsi1"]);
   });
 
+  it("changes a SATA disk's I/O limits at once, and with hotplug 0, but its aio at the next start", async () => {
+    await put({ sata1: "local-lvm:2", hotplug: "0" });
+    await power("start");
+    await put({ sata1: "local-lvm:vm-100-disk-0,size=2G,mbps_wr=20" });
+    expect((await current())["sata1"]).toBe("local-lvm:vm-100-disk-0,mbps_wr=20,size=2G");
+    await put({ sata1: "local-lvm:vm-100-disk-0,size=2G,mbps_wr=20,aio=threads" });
+    expect(await pendingKeys()).toEqual(["sata1"]);
+  });
+
+  it("changes a NIC's trunks and link at once with hotplug 0, but its model at the next start", async () => {
+    await put({ hotplug: "0", net0: "virtio=BC:24:11:00:00:10,bridge=vmbr0" });
+    await power("start");
+    await put({ net0: "virtio=BC:24:11:00:00:10,bridge=vmbr0,link_down=1,trunks=10;20-30" });
+    expect((await current())["net0"]).toBe(
+      "virtio=BC:24:11:00:00:10,bridge=vmbr0,link_down=1,trunks=10;20-30",
+    );
+    await put({ net0: "e1000=BC:24:11:00:00:10,bridge=vmbr0" });
+    expect(await pendingKeys()).toEqual(["net0"]);
+  });
+
   it("detaches a deleted SCSI disk of a running VM at once, to unusedN", async () => {
     await put({ scsi1: "local-lvm:2" });
     await power("start");

@@ -27,14 +27,17 @@ export class TestClient {
   async call(
     method: string,
     path: string,
-    params?: Record<string, string | number>,
+    params?: Record<string, string | number | readonly string[]>,
     headers: Record<string, string> = {},
   ): Promise<ApiResponse> {
+    // An array is sent as its key repeated, as PVE's clients send an array parameter.
     const body =
       params === undefined
         ? undefined
         : new URLSearchParams(
-            Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
+            Object.entries(params).flatMap(([k, v]): [string, string][] =>
+              Array.isArray(v) ? v.map((item: string) => [k, item]) : [[k, String(v)]],
+            ),
           ).toString();
     const res = await request(`${this.sim.url}/api2/json${path}`, {
       method: method as "GET",
