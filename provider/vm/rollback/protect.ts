@@ -111,6 +111,7 @@ async function takeIfDisruptive(
     ctx.progress(
       `${label}: finishing the update an interrupted run left under snapshot ${left.name}`,
     );
+    ctx.progress(`${label}: applying`);
     return { vm, name: left.name, wasRunning, before: known.config };
   }
   const reasons = disruptionsOf({
