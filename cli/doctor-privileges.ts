@@ -62,17 +62,22 @@ export function requirements(input: RequirementInput): Requirement[] {
       : "create (clone into) and destroy VMs; create the template's VM and convert it",
   );
   add("VM.Audit", "/vms", "list and read VMs (refresh, delete, sweep)");
-  add("VM.Config.CPU", "/vms", "set cores");
+  add("VM.Config.CPU", "/vms", "set cores, cpu (units, limit) and NUMA nodes (numa)");
   add("VM.Config.Memory", "/vms", "set memory");
-  add("VM.Config.Network", "/vms", "set, add and remove NICs (net0, net1…)");
+  add("VM.Config.Network", "/vms", "set, add and remove NICs (net0, net1…), their trunks and link");
   add("VM.Config.Options", "/vms", "set name, description (the identity mark), tags, agent");
   add("VM.Config.CDROM", "/vms", "attach the cloud-init seed ISO (ide2)");
   add(
     "VM.Config.Disk",
     "/vms",
-    "add, grow, move and detach disks (diskSize, disks); add efiDisk, tpm; set boot",
+    "add, grow, move and detach disks (diskSize, disks) and set their I/O limits and aio; add " +
+      "efiDisk, tpm; set boot",
   );
-  add("VM.Config.HWType", "/vms", "set machine, scsihw, vga, serial");
+  add(
+    "VM.Config.HWType",
+    "/vms",
+    "set machine, scsihw, vga, serial; the watchdog, rng and audio devices",
+  );
   add("VM.PowerMgmt", "/vms", "start, stop, shut down and reboot VMs");
   add(
     "VM.Migrate",

@@ -51,7 +51,7 @@ const IGNORED = new Set(["__provider", "__pulumiType"]);
 
 export class ChangeCollector {
   readonly #seen = new Map<string, Seen>();
-  /** Each explicit provider's endpoint host, from its inputs: `pve.dc2.example.com:8006`. */
+  /** Each provider's endpoint host, from its inputs when its step is reported: `pve.dc2.example.com:8006`. */
   readonly #hosts = new Map<string, string>();
   readonly #errors: string[] = [];
   readonly #outcome: boolean;
@@ -68,7 +68,7 @@ export class ChangeCollector {
     if (metadata === undefined) return;
     if (metadata.type.startsWith("pulumi:providers:")) {
       const endpoint =
-        metadata.new?.inputs["proxmox:endpoint"] ?? metadata.old?.inputs["proxmox:endpoint"];
+        metadata.new?.inputs?.["proxmox:endpoint"] ?? metadata.old?.inputs?.["proxmox:endpoint"];
       if (typeof endpoint === "string") this.#hosts.set(metadata.urn, hostOf(endpoint));
       return;
     }
@@ -85,8 +85,10 @@ export class ChangeCollector {
       }
       return;
     }
-    if (this.#outcome && event.resOutputsEvent !== undefined && metadata.new !== undefined) {
-      seen.after = props(metadata.new.outputs);
+    // A delete's outcome has no new state (the engine sends null).
+    const after = metadata.new ?? undefined;
+    if (this.#outcome && event.resOutputsEvent !== undefined && after !== undefined) {
+      seen.after = props(after.outputs);
     }
     if (event.resourcePreEvent !== undefined || seen.step === undefined) {
       const keys = metadata.detailedDiff
@@ -146,7 +148,8 @@ export class ChangeCollector {
 
   /**
    * The cluster a change is on, when the stack's resources are on more than one: their
-   * provider's name (`default`: the stack config's) and, for an explicit one, its endpoint host.
+   * provider's name (`default`: the stack config's) and, when its step was reported, its
+   * endpoint host.
    */
   #clusterOf(seen: Seen): { provider?: string; cluster?: string } {
     const refs = new Set([...this.#seen.values()].map((s) => providerOf(s.provider).urn));

@@ -15,18 +15,32 @@ export interface Declared {
 
 const WIDTH = 100;
 
-/** The whole snippet: the import line, each declaration, then the VMs passed over. */
+/**
+ * The whole snippet: the import line, each declaration, then the VMs passed over. With
+ * `provider` (an explicit `Provider`'s name), each declaration takes it as its `provider`
+ * option, by the variable its name makes.
+ */
 export function printProgram(
   declared: readonly Declared[],
   skipped: readonly SkippedVm[],
   language: Language,
+  provider?: string,
 ): string {
   const head =
     language === "ts"
       ? `import { ProxmoxVm } from "pulumi-proxmox";`
       : `const { ProxmoxVm } = require("pulumi-proxmox");`;
   const variables = uniqueNames(declared.map((d) => identifierOf(d.resourceName)));
-  const blocks = declared.map((d, i) => declaration(d, variables[i] ?? "vm", language));
+  const options = provider === undefined ? undefined : identifierOf(provider);
+  const blocks = declared.map((d, i) => declaration(d, variables[i] ?? "vm", options));
+  if (options !== undefined) {
+    blocks.unshift(
+      comment(
+        `On the cluster of Provider ${JSON.stringify(provider)}: \`${options}\` stands for your ` +
+          `\`new Provider(${JSON.stringify(provider)}, …)\`; rename it to your variable.`,
+      ).join("\n"),
+    );
+  }
   const passed = skipped.flatMap((vm) => comment(`Skipped: ${vm.why}`));
   return [head, ...blocks, ...(passed.length > 0 ? [passed.join("\n")] : [])].join("\n\n") + "\n";
 }
@@ -39,15 +53,15 @@ export function resourceNames(vms: readonly ImportedVm[], name?: string): string
   return uniqueNames(wanted, "-");
 }
 
-function declaration(d: Declared, variable: string, language: Language): string {
+/** Not exported: a stack output of the whole resource would print every output of the VM. */
+function declaration(d: Declared, variable: string, provider: string | undefined): string {
   const { vm } = d;
   const args = { node: vm.node, adopt: { vmid: vm.vmid }, ...vm.inputs };
   const notes = vm.notes.flatMap((note) => comment(note));
-  const keyword = language === "ts" ? "export const" : "const";
   return [
     `// VM ${vm.vmid}${vm.name === undefined ? "" : ` (${vm.name})`} on ${vm.node}, as it is now.`,
     ...notes,
-    `${keyword} ${variable} = new ProxmoxVm(${JSON.stringify(d.resourceName)}, ${literal(args, "")});`,
+    `const ${variable} = new ProxmoxVm(${JSON.stringify(d.resourceName)}, ${literal(args, "", true)}${provider === undefined ? "" : `, { provider: ${provider} }`});`,
   ].join("\n");
 }
 
@@ -65,10 +79,14 @@ function comment(text: string): string[] {
   return [...lines, line];
 }
 
-/** A value as a JavaScript literal: identifiers as bare keys, short values on one line. */
-export function literal(value: unknown, indent: string): string {
+/**
+ * A value as a JavaScript literal: identifiers as bare keys, a value on one line when it fits
+ * after the `lead` characters before it (its key) with the comma after it.
+ */
+export function literal(value: unknown, indent: string, expand = false, lead = 0): string {
   const flat = inline(value);
-  if (flat.length + indent.length <= WIDTH - 20 || value === null || typeof value !== "object") {
+  const fits = indent.length + lead + flat.length + 1 <= WIDTH && !expand;
+  if (fits || value === null || typeof value !== "object") {
     return flat;
   }
   const inner = `${indent}  `;
@@ -76,7 +94,7 @@ export function literal(value: unknown, indent: string): string {
     return `[\n${value.map((v) => `${inner}${literal(v, inner)},`).join("\n")}\n${indent}]`;
   }
   const entries = Object.entries(value as Record<string, unknown>).map(
-    ([k, v]) => `${inner}${key(k)}: ${literal(v, inner)},`,
+    ([k, v]) => `${inner}${key(k)}: ${literal(v, inner, false, key(k).length + 2)},`,
   );
   return `{\n${entries.join("\n")}\n${indent}}`;
 }

@@ -6,7 +6,7 @@
  */
 import { connect, importVm, importVms, type ImportedVm, type SkippedVm } from "../provider/entry";
 import { CONNECTION_FLAGS, CONNECTION_HELP, parseFlags, type Io } from "./args";
-import { commandConnection } from "./connection";
+import { connectionOf } from "./connection";
 import { printProgram, resourceNames, type Language } from "./import-print";
 import { UsageError, type ExitCode } from "./report";
 
@@ -25,6 +25,8 @@ does not exist, a template, or a VM a stack manages already (its mark).
   --name NAME             the resource name (default: the VM's name); with --vmid only
   --language ts|js        TypeScript (default) or JavaScript
   --stack NAME            connect as this stack's provider does (its proxmox:* config)
+  --provider NAME         with --stack: the VMs of the cluster of the stack's explicit Provider
+                          NAME; each declaration takes { provider } (your Provider's variable)
   --cwd DIR               the --stack's program directory (default: the current directory)
   --backend URL           the --stack's state backend
 
@@ -41,6 +43,7 @@ export async function importCommand(argv: readonly string[], io: Io): Promise<Ex
     name: { type: "string" },
     language: { type: "string" },
     stack: { type: "string" },
+    provider: { type: "string" },
     cwd: { type: "string" },
     backend: { type: "string" },
     help: { type: "boolean", short: "h" },
@@ -63,11 +66,17 @@ export async function importCommand(argv: readonly string[], io: Io): Promise<Ex
   if (all && values.name !== undefined) {
     throw new UsageError("--name names one VM: with --all, each VM is named after its own name");
   }
+  if (values.provider !== undefined && values.stack === undefined) {
+    throw new UsageError(
+      `--provider ${values.provider} needs --stack: the stack whose state holds it`,
+    );
+  }
   const stacks =
     values.stack === undefined
       ? []
       : [{ stack: values.stack, cwd: values.cwd, backend: values.backend }];
-  const { ctx } = await connect(await commandConnection(values, stacks), {
+  const { connection } = await connectionOf(values, stacks, process.env, values.provider);
+  const { ctx } = await connect(connection, {
     progress: () => undefined,
     warn: (message) => io.stderr(`warning: ${message}\n`),
   });
@@ -88,6 +97,7 @@ export async function importCommand(argv: readonly string[], io: Io): Promise<Ex
       vms.map((vm, i) => ({ vm, resourceName: names[i] ?? `vm-${vm.vmid}` })),
       skipped,
       language,
+      values.provider,
     ),
   );
   if (all && vms.length === 0) io.stderr("pulumi-proxmox import: no VM to declare.\n");

@@ -45,7 +45,7 @@ export interface ResourceChange {
    * `Provider`'s name, or `default` for the stack config's cluster.
    */
   readonly provider?: string | undefined;
-  /** That explicit provider's endpoint host, e.g. `pve.dc2.example.com:8006`. */
+  /** That provider's endpoint host, e.g. `pve.dc2.example.com:8006`, when the engine's events carry it. */
   readonly cluster?: string | undefined;
   /**
    * The engine's step: `update`, `replace`, `create`, `delete`… or `refresh` when only the
@@ -131,9 +131,11 @@ export function formatChanges(
 /** ` on provider dc2 (pve.dc2:8006)`, when the report names the change's cluster. */
 function onCluster(change: ResourceChange): string {
   if (change.provider === undefined) return "";
-  const where = change.cluster === undefined ? "" : ` (${change.cluster})`;
-  const config = change.provider === DEFAULT_PROVIDER ? " (the stack config's cluster)" : "";
-  return ` on provider ${change.provider}${where}${config}`;
+  const about = [
+    ...(change.cluster === undefined ? [] : [change.cluster]),
+    ...(change.provider === DEFAULT_PROVIDER ? ["the stack config's cluster"] : []),
+  ];
+  return ` on provider ${change.provider}${about.length > 0 ? ` (${about.join(", ")})` : ""}`;
 }
 
 function formatProperty(p: PropertyChange): string {

@@ -13,13 +13,14 @@ import {
 import {
   imageItem,
   seedItem,
+  snapshotItem,
   templateItem,
   vmItem,
   type Orphans,
   type SweepItem,
 } from "./sweep-items";
 import { seedIsos } from "./sweep-scan";
-import { removeSnapshot, snapshotItem } from "./sweep-snapshots";
+import { removeSnapshot } from "./sweep-snapshots";
 
 /** Every orphan deleted (or skipped, or failed), in order. */
 export async function deleteOrphans(

@@ -6,7 +6,7 @@
  */
 import * as path from "node:path";
 import type { ConnectionConfig } from "../provider/entry";
-import { selectStack, type StackSelection } from "./automation";
+import type { StackSelection } from "./automation";
 import { connectionOf, type ConnectionFlags } from "./connection";
 import { DEFAULT_PROVIDER, UsageError } from "./report";
 import {
@@ -22,43 +22,50 @@ type Env = Readonly<Record<string, string | undefined>>;
 export interface SweepCluster {
   /** The providers that reach it, e.g. `default` or `dc2`. */
   readonly providers: readonly string[];
-  /** Where its settings were read: `stack dev's config`, `provider dc2 of stack dev`. */
+  /** Where its settings were read: `stack dev's config`, `its inputs in stack dev's state`. */
   readonly source: string;
   readonly connection: ConnectionConfig;
 }
 
-/** `dc2 at pve.dc2.example.com:8006`: how the sweep heads a cluster's rows. */
+/** `provider dc2, pve.dc2.example.com:8006 (…)`: how the sweep heads a cluster's rows. */
 export function clusterLabel(cluster: SweepCluster): string {
   const names = cluster.providers.join(" and ");
-  return `provider ${names} at ${new URL(cluster.connection.origin).host} (${cluster.source})`;
+  return `provider ${names}, ${new URL(cluster.connection.origin).host} (${cluster.source})`;
 }
 
+const inState = (stack: string) => `its inputs in stack ${stack}'s state`;
+
 /**
- * The clusters to sweep; with `only`, the one of that provider (`default`: the stack config's).
+ * The clusters to sweep, given the stacks' `states` in their order; with `only`, the one of that
+ * provider (`default`: the stack config's).
  * The stack config's cluster is left out when it is not set up and nothing needs it: every VM
  * and template of the states is an explicit provider's, and no connection flag was given.
  */
 export async function sweepClusters(
   flags: ConnectionFlags,
   stacks: readonly StackSelection[],
+  states: readonly ClusterState[],
   env: Env,
   only?: string,
 ): Promise<SweepCluster[]> {
   if (only !== undefined) {
     const one = await connectionOf(flags, stacks, env, only);
-    return [{ providers: [only], source: one.source, connection: one.connection }];
+    const [stack] = stacks;
+    const explicit = only !== DEFAULT_PROVIDER && stack !== undefined;
+    const source = explicit ? inState(stack.stack) : one.source;
+    return [{ providers: [only], source, connection: one.connection }];
   }
   const clusters: SweepCluster[] = [];
   let defaultNeeded = Object.values(flags).some((value) => value !== undefined);
   const explicit: SweepCluster[] = [];
-  for (const selection of stacks) {
-    const state = (await (await selectStack(selection)).exportStack()) as ClusterState;
+  for (const [i, selection] of stacks.entries()) {
+    const state = states[i] ?? {};
     const dir = path.resolve(selection.cwd ?? process.cwd());
     defaultNeeded ||= usesDefaultProvider(state);
     for (const provider of explicitProviders(state)) {
       explicit.push({
         providers: [provider.name],
-        source: `provider ${provider.name} of stack ${selection.stack}`,
+        source: inState(selection.stack),
         connection: providerConnection(provider, env, dir),
       });
     }

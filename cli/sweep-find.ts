@@ -5,7 +5,7 @@
  */
 import { seedOwnerOf, type ProxmoxApi } from "../provider/entry";
 import { where, type OrphanSeed, type Orphans } from "./sweep-items";
-import { readOwners, type OwnerSources, type Owners } from "./sweep-owners";
+import { readOwners, readStates, type OwnerSources, type Owners } from "./sweep-owners";
 import {
   isStaleSeed,
   readVmConfigs,
@@ -26,8 +26,10 @@ export async function findOrphans(
   sources: OwnerSources,
   only: Only,
 ): Promise<Orphans> {
-  const owners = await readOwners(sources);
-  const states = await stateSeeds(sources);
+  // Each state read once, for both what it owns and the seeds it records.
+  const read = { ...sources, states: await readStates(sources) };
+  const owners = await readOwners(read);
+  const states = await stateSeeds(read);
   // One read of every VM's config serves both scans; the listing is read fresh, never one this
   // process's coalescer kept from before the states were read.
   api.invalidateClusterVms?.();

@@ -140,6 +140,25 @@ export function seedItem(seed: OrphanSeed, action: Action, detail?: string): Swe
 }
 
 /** Where a volume lies: `on local of node pve1`. */
+/** A snapshot an interrupted protected update left (sweep-snapshots.ts). */
+export function snapshotItem(
+  snapshot: LeftSnapshot,
+  action: SweepItem["action"],
+  detail?: string,
+): SweepItem {
+  return {
+    kind: "snapshot",
+    target: `${snapshot.name} of ${vmLabel(snapshot)}`,
+    node: snapshot.node,
+    vmid: snapshot.vmid,
+    identity: snapshot.identity,
+    action,
+    detail:
+      detail ??
+      "taken before an update that never ended (an interrupted run); the next `pulumi up` finishes under it",
+  };
+}
+
 export function where(volume: { readonly storage: string; readonly node: string }): string {
   return `on ${volume.storage} of node ${volume.node}`;
 }

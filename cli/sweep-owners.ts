@@ -83,6 +83,24 @@ export interface OwnerSources {
   readonly stacks: readonly StackSelection[];
   /** Files written by `pulumi stack export`. */
   readonly stateFiles?: readonly string[] | undefined;
+  /** The states of {@link stacks} and {@link stateFiles}, when already read (see {@link readStates}). */
+  readonly states?: readonly Deployment[] | undefined;
+}
+
+/**
+ * Every given state: the stacks' in their order, then the files'. Each is read once per call; a
+ * state that cannot be read rejects.
+ */
+export async function readStates(sources: OwnerSources): Promise<readonly Deployment[]> {
+  if (sources.states !== undefined) return sources.states;
+  const states: Deployment[] = [];
+  for (const selection of sources.stacks) {
+    states.push((await (await selectStack(selection)).exportStack()) as Deployment);
+  }
+  for (const file of sources.stateFiles ?? []) {
+    states.push(JSON.parse(readFileSync(file, "utf8")) as Deployment);
+  }
+  return states;
 }
 
 export interface Owners {
@@ -96,13 +114,7 @@ export interface Owners {
 
 /** Reads every state; rejects if any cannot be read. */
 export async function readOwners(sources: OwnerSources): Promise<Owners> {
-  const states: Deployment[] = [];
-  for (const selection of sources.stacks) {
-    states.push((await (await selectStack(selection)).exportStack()) as Deployment);
-  }
-  for (const file of sources.stateFiles ?? []) {
-    states.push(JSON.parse(readFileSync(file, "utf8")) as Deployment);
-  }
+  const states = await readStates(sources);
   const owned = new Set(states.flatMap((state) => [...identitiesIn(state)]));
   const interrupted = new Set(
     states.flatMap((state) => [...pendingCreateIdentitiesIn(state)]).filter((id) => !owned.has(id)),

@@ -12,9 +12,7 @@ import {
   type ProxmoxApi,
   type VmConfig,
 } from "../provider/entry";
-import { readFileSync } from "node:fs";
-import { selectStack } from "./automation";
-import { identitiesIn, type OwnerSources } from "./sweep-owners";
+import { identitiesIn, readStates, type OwnerSources } from "./sweep-owners";
 
 export interface MarkedVm {
   readonly vmid: number;
@@ -181,16 +179,10 @@ function stateSeedsIn(state: SeedDeployment): StateSeeds {
 /** {@link stateSeedsIn} over every given state. */
 export async function stateSeeds(sources: OwnerSources): Promise<StateSeeds> {
   const all: StateSeeds = { volids: new Set(), busyOwners: new Set() };
-  const add = (state: SeedDeployment) => {
-    const one = stateSeedsIn(state);
+  for (const state of await readStates(sources)) {
+    const one = stateSeedsIn(state as SeedDeployment);
     for (const v of one.volids) all.volids.add(v);
     for (const o of one.busyOwners) all.busyOwners.add(o);
-  };
-  for (const selection of sources.stacks) {
-    add((await (await selectStack(selection)).exportStack()) as SeedDeployment);
-  }
-  for (const file of sources.stateFiles ?? []) {
-    add(JSON.parse(readFileSync(file, "utf8")) as SeedDeployment);
   }
   return all;
 }

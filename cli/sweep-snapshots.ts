@@ -8,11 +8,9 @@ import {
   deleteSnapshot,
   hasCode,
   isLeftOverSnapshot,
-  vmLabel,
   type OperationContext,
   type ProxmoxApi,
 } from "../provider/entry";
-import type { SweepItem } from "./sweep-items";
 import type { MarkedVm } from "./sweep-scan";
 
 export interface LeftSnapshot {
@@ -49,24 +47,6 @@ export async function leftSnapshots(
     }
   }
   return out;
-}
-
-export function snapshotItem(
-  snapshot: LeftSnapshot,
-  action: SweepItem["action"],
-  detail?: string,
-): SweepItem {
-  return {
-    kind: "snapshot",
-    target: `${snapshot.name} of ${vmLabel(snapshot)}`,
-    node: snapshot.node,
-    vmid: snapshot.vmid,
-    identity: snapshot.identity,
-    action,
-    detail:
-      detail ??
-      "taken before an update that never ended (an interrupted run); the next `pulumi up` finishes under it",
-  };
 }
 
 /** Deletes the snapshot (the VM keeps its current state), waiting for the task. */

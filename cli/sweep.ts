@@ -15,6 +15,7 @@ import { UsageError, writeReport, type ExitCode } from "./report";
 import { deleteOrphans, listOrphans } from "./sweep-apply";
 import { clusterLabel, sweepClusters, type SweepCluster } from "./sweep-clusters";
 import { findOrphans } from "./sweep-find";
+import { readStates, type Deployment } from "./sweep-owners";
 import type { SweepItem, SweepReport } from "./sweep-items";
 
 export type { SweepItem, SweepReport } from "./sweep-items";
@@ -33,6 +34,8 @@ export interface SweepOptions {
   readonly onProgress?: ((line: string) => void) | undefined;
   /** Only these identities (and their seeds) are considered: `destroy` cleans its own run's. */
   readonly only?: ReadonlySet<string> | undefined;
+  /** The states of the stacks and files when already read: a sweep of many clusters reads them once. */
+  readonly states?: readonly Deployment[] | undefined;
 }
 
 const NO_STATE =
@@ -138,7 +141,7 @@ settings in the state. The connection flags apply to the stack config's cluster,
   --cwd DIR               the program directory of the --stack flags that follow
   --state-file FILE       a \`pulumi stack export\` file (repeatable)
   --backend URL           the state backend for every --stack
-  --provider NAME         only the cluster of this provider of the --stack (default: the stack config's)
+  --provider NAME         only the cluster of the --stack's Provider NAME (\`default\`: the stack config's)
   --apply                 delete the orphans (default: dry run)
   --report FILE           also write the JSON report there
 
@@ -179,10 +182,12 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<Exi
     "ca-cert": values["ca-cert"],
     insecure: values.insecure,
   };
-  const clusters = await sweepClusters(flags, stacks, process.env, values.provider);
+  const sources = { stacks, stateFiles: values["state-file"] };
+  const states = await readStates(sources);
+  const clusters = await sweepClusters(flags, stacks, states, process.env, values.provider);
   const report = await sweepEach(
     clusters,
-    { stacks, stateFiles: values["state-file"], apply: values.apply === true },
+    { ...sources, states, apply: values.apply === true },
     io,
   );
   if (report.applied !== true && report.items.length > 0) {

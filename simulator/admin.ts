@@ -55,6 +55,7 @@ export function createAdminHandler(target: AdminTarget) {
     const node = /^\/_sim\/nodes\/([^/]+)\/(down|up)$/.exec(path);
     const bridges = /^\/_sim\/nodes\/([^/]+)\/bridges$/.exec(path);
     const mapping = /^\/_sim\/mappings\/([^/]+)\/([^/]+)$/.exec(path);
+    const snippet = /^\/_sim\/nodes\/([^/]+)\/storage\/([^/]+)\/snippets\/([^/]+)$/.exec(path);
     try {
       const key = `${method} ${vm === null ? path : `/_sim/vms/{vmid}${vm[2] ?? ""}`}`;
       const vmid = Number(vm?.[1]);
@@ -145,6 +146,11 @@ export function createAdminHandler(target: AdminTarget) {
       if (mapping !== null && method === "PUT") {
         f.setMapping(mapping[1] ?? "", mapping[2] ?? "", body as unknown as Mapping);
         return send(res, 200, { ok: true });
+      }
+      if (snippet !== null && method === "PUT") {
+        const [, node = "", storage = "", file = ""] = snippet;
+        const volid = f.putSnippet(node, storage, file, body["executable"] !== false);
+        return send(res, 200, { volid });
       }
       return send(res, 404, { error: `no admin route '${method} ${path}'` });
     } catch (err) {

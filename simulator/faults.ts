@@ -1,5 +1,6 @@
 import type { RequestFault, SimContext } from "./context.js";
 import { releaseLeases } from "./guest/boot.js";
+import { putSnippet } from "./model/hookscript.js";
 import { restoredVolume, type SavedVolume } from "./model/persistence.js";
 import type { VmRecord } from "./model/types.js";
 import { unset } from "./model/vm-config.js";
@@ -109,6 +110,13 @@ export class Faults {
       );
     this.sim.cluster.mappings.set(type as MappingType, id, mapping);
     this.sim.changed();
+  }
+
+  /** Puts an (executable) script in a storage's `snippets/`, for a VM's `hookscript`. */
+  putSnippet(node: string, storage: string, file: string, executable: boolean): string {
+    const volid = putSnippet(this.sim.cluster, node, storage, file, executable);
+    this.sim.changed();
+    return volid;
   }
 
   /** The next matching task(s) end with `TASK ERROR: <message>` and change nothing. */

@@ -6,7 +6,8 @@ import { TEMPLATE_TYPE, VM_TYPE } from "./resource-types";
  * `ProxmoxVm` whose `template` is the `vmid` of a `CloudImageTemplate` made through another
  * provider would look for that VMID on the wrong cluster: a "not found" at best, a clone of
  * whatever holds that VMID there at worst. The program knows both providers before any call to
- * Proxmox, so the VM is refused while the program runs, in preview as in up.
+ * Proxmox, so the VM is refused while the program runs, in preview as in up, before it is
+ * registered.
  */
 
 /** Each CloudImageTemplate of the program, by the name it was given. */
@@ -39,15 +40,27 @@ function describe(provider: pulumi.ProviderResource | undefined): string {
 }
 
 /**
- * Throws a ResourceError naming the VM, the template and both providers when `template` comes
- * from a CloudImageTemplate made through a provider other than the VM's.
+ * The provider a resource of this package built with `opts` is made through, as the SDK finds
+ * it (Resource's constructor): the `provider` option, else the parent's for the package;
+ * undefined: the default provider.
+ */
+export function providerFor(
+  opts: pulumi.CustomResourceOptions | undefined,
+): pulumi.ProviderResource | undefined {
+  return opts?.provider ?? opts?.parent?.getProvider(VM_TYPE);
+}
+
+/**
+ * Throws, naming the VM, the template and both providers, when `template` comes from a
+ * CloudImageTemplate made through another provider than the VM's (`opts`). Runs before the VM
+ * is registered, so the engine never plans it.
  */
 export function refuseTemplateOfOtherCluster(
-  vm: pulumi.CustomResource,
   vmName: string,
   template: unknown,
+  opts: pulumi.CustomResourceOptions | undefined,
 ): void {
-  const vmProvider = vm.getProvider(VM_TYPE);
+  const vmProvider = providerFor(opts);
   for (const source of sourcesOf(template)) {
     const templateName = templateNames.get(source);
     if (templateName === undefined) continue;
@@ -57,13 +70,11 @@ export function refuseTemplateOfOtherCluster(
       templateProvider === undefined
         ? "make the VM through the default provider too (drop its `provider` option)"
         : `make the VM through ${describe(templateProvider)} too (its \`provider\` option)`;
-    throw new pulumi.ResourceError(
+    throw new pulumi.RunError(
       `ProxmoxVm "${vmName}" clones CloudImageTemplate "${templateName}", which is made through ` +
         `${describe(templateProvider)}, but the VM is made through ${describe(vmProvider)}: ` +
         `a template exists only on its own provider's cluster. Either ${same}, or make a ` +
         "CloudImageTemplate through the VM's provider and clone that one.",
-      vm,
-      true,
     );
   }
 }

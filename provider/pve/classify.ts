@@ -256,6 +256,11 @@ export function classify(
 
   if (status === 401) return unauthenticated(request, pve, context, login);
   if (status === 403) return forbidden(request, target, pve, context, login);
+  // check_vm_modify_config_perm (qemu-server PVE/API2/Qemu.pm) refuses a key only root@pam may
+  // set with a plain `die`: a 500 "only root can set 'affinity' config", said as a login to use.
+  if (status === 500 && /^only root can set '/.test(pve)) {
+    return forbidden(request, target, pve, context, login);
+  }
   if (status === 400) return invalidParam(request, target, pve, context);
   if (status === 404) {
     return new PermanentError(

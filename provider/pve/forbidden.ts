@@ -22,6 +22,18 @@ export function forbidden(
       context,
     );
   }
+  // qemu-server's check_vm_modify_config_perm: a key in none of its privilege lists (`args`,
+  // `hookscript`, `affinity`, `hugepages`…) is root@pam's alone, whatever the ACLs say.
+  const rootKey = /only root can set '([^']+)' config/.exec(pve)?.[1];
+  if (rootKey !== undefined) {
+    return new PermanentError(
+      "FORBIDDEN",
+      `${request}${at(target)} was refused: PVE lets only root@pam set '${rootKey}', whatever ` +
+        `the ACLs. Log in as root@pam with a password (stack config proxmox:username and ` +
+        `proxmox:password) or leave out the input that writes '${rootKey}'.`,
+      context,
+    );
+  }
   // RPCEnvironment.pm check / check_any: "Permission check failed (/vms/100, VM.Clone)";
   // any-of checks join privileges with "|"; tag checks add " for modifying tag '<t>'".
   const match = /^Permission check failed \(([^,()]+), ([A-Za-z.]+(?:\|[A-Za-z.]+)*)/.exec(pve);

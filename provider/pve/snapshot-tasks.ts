@@ -6,7 +6,7 @@
  */
 import type { SnapshotRequest, VmSnapshots } from "./api/proxmox-api";
 import type { OperationContext } from "./context";
-import { hasCode, vmLabel } from "./errors";
+import { aboutVmOnce, hasCode, vmLabel } from "./errors";
 
 /** Where the VM is. */
 export interface SnapshotVm {
@@ -31,8 +31,19 @@ export async function takeSnapshot(
 ): Promise<void> {
   const step = `${vmLabel(vm)}: taking snapshot ${request.name}`;
   ctx.progress(step);
-  const upid = await ctx.api.createSnapshot(vm.node, vm.vmid, request);
-  await ctx.waitForTask(vm.node, upid, { budgetMs, step });
+  await named(vm, `taking snapshot ${request.name}`, async () => {
+    const upid = await ctx.api.createSnapshot(vm.node, vm.vmid, request);
+    await ctx.waitForTask(vm.node, upid, { budgetMs, step });
+  });
+}
+
+/** Runs a step whose errors then name the VM (a task list's error names only the node). */
+async function named(vm: SnapshotVm, doing: string, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (error) {
+    throw aboutVmOnce(error, vm, doing);
+  }
 }
 
 /**
@@ -47,10 +58,10 @@ export async function rollbackToSnapshot(
 ): Promise<void> {
   const step = `${vmLabel(vm)}: rolling back to snapshot ${name}`;
   ctx.progress(step);
-  const upid = await ctx.api.rollbackSnapshot(vm.node, vm.vmid, name, options.start);
-  await ctx.waitForTask(vm.node, upid, {
-    budgetMs: options.budgetMs ?? SNAPSHOT_TASK_BUDGET_MS,
-    step,
+  await named(vm, `rolling back to snapshot ${name}`, async () => {
+    const upid = await ctx.api.rollbackSnapshot(vm.node, vm.vmid, name, options.start);
+    const budgetMs = options.budgetMs ?? SNAPSHOT_TASK_BUDGET_MS;
+    await ctx.waitForTask(vm.node, upid, { budgetMs, step });
   });
 }
 
@@ -72,7 +83,7 @@ export async function deleteSnapshot(
     return "deleted";
   } catch (error) {
     if (snapshotGone(error)) return "gone";
-    throw error;
+    throw aboutVmOnce(error, vm, `deleting snapshot ${name}`);
   }
 }
 

@@ -2,7 +2,9 @@
  * diff: a new description is written in place; another VM, another name or a change of
  * `includeRam` is another snapshot, made after the old one is deleted (PVE refuses a second
  * snapshot of one name). The node is where the VM is, not what the snapshot is: a migration
- * changes nothing.
+ * changes nothing. A VMID still unknown is the preview of an update of the VM (a dynamic
+ * resource's outputs are unknown until it ran): no change is claimed, and `up`, which diffs again
+ * once the VM is done, replaces the snapshot only if the VMID did change.
  */
 import { isUnknown } from "../inputs/unknown";
 import { snapshotNameFor } from "./inputs";
@@ -19,7 +21,7 @@ export function diffSnapshot(
   const differs = (a: unknown, b: unknown) =>
     isUnknown(b) || JSON.stringify(a) !== JSON.stringify(b);
   const replaces = [
-    ...(differs(olds["vmid"], news["vmid"]) ? ["vmid"] : []),
+    ...(!isUnknown(news["vmid"]) && differs(olds["vmid"], news["vmid"]) ? ["vmid"] : []),
     ...(differs(name(olds), name(news)) ? ["name"] : []),
     ...(differs(olds["includeRam"] ?? false, news["includeRam"] ?? false) ? ["includeRam"] : []),
   ];

@@ -4,6 +4,7 @@
  * rollback to it made outside Pulumi sets `rolledBackAt`.
  */
 import type { OperationContext } from "../pve/context";
+import { isTransient } from "../pve/errors";
 import type { SnapshotVm } from "../pve/snapshot-tasks";
 import { starttimeOfUpid } from "../pve/upid";
 import { findVm } from "./locate";
@@ -36,12 +37,14 @@ async function lastRollback(
   vm: SnapshotVm,
   since: number,
 ): Promise<number | undefined> {
-  const tasks = await ctx.api.nodeTasks(vm.node, {
-    source: "archive",
-    since,
-    vmid: vm.vmid,
-    typefilter: "qmrollback",
-  });
+  // What rolledBackAt adds is a notice: a task list that does not answer now leaves it as it was.
+  const tasks = await ctx.api
+    .nodeTasks(vm.node, { source: "archive", since, vmid: vm.vmid, typefilter: "qmrollback" })
+    .catch((error: unknown) => {
+      if (isTransient(error)) return undefined;
+      throw error;
+    });
+  if (tasks === undefined) return undefined;
   const times = tasks
     .filter((task) => task.status === "OK")
     .map((task) => starttimeOfUpid(task.upid) ?? 0);

@@ -36,14 +36,21 @@ export interface ProxmoxVmArgs {
   /**
    * MiB, or `{ sizeMiB, balloonMiB, shares, hugepages }`. A running VM takes a new size at its next
    * reboot, unless `hotplug` has `memory` and `cpu.numa` is on; balloon and shares apply at once.
+   * PVE lets only root@pam set `hugepages`.
    */
   readonly memory?: pulumi.Input<ArgOf<"memory">>;
   /**
-   * `{ type, flags, sockets, cores, vcpus, numa, units, limit }`; set `cores` here or as the
-   * `cores` shorthand, not both. A running VM takes a change at its next reboot, except `vcpus`
-   * (with `cpu` in `hotplug`), `units` and `limit`, which apply at once.
+   * `{ type, flags, sockets, cores, vcpus, numa, units, limit, affinity }`; set `cores` here or as
+   * the `cores` shorthand, not both. A running VM takes a change at its next reboot, except `vcpus`
+   * (with `cpu` in `hotplug`), `units` and `limit`, which apply at once. PVE lets only root@pam set
+   * `affinity`.
    */
   readonly cpu?: pulumi.Input<ArgOf<"cpu">>;
+  /**
+   * The guest's NUMA nodes, `[{ cpus, memoryMiB, hostNodes?, policy? }]` (numa0…numa7); turns NUMA
+   * on. The nodes' memory must add up to the VM's. A running VM takes a change at its next reboot.
+   */
+  readonly numa?: pulumi.Input<ArgOf<"numa">>;
   /** GiB of the boot disk; can only grow. */
   readonly diskSize?: pulumi.Input<ArgOf<"diskSize">>;
   /**
@@ -118,6 +125,11 @@ export interface ProxmoxVmArgs {
    */
   readonly rng?: pulumi.Input<ArgOf<"rng">>;
   /**
+   * An emulated sound card, `{ device, driver }`: the host side is SPICE (PVE's default) or `none`.
+   * A running VM takes a change at its next reboot.
+   */
+  readonly audio?: pulumi.Input<ArgOf<"audio">>;
+  /**
    * Host PCI devices (hostpci0…), each a resource `mapping` (Datacenter → Resource Mappings; the
    * token needs Mapping.Use on /mapping/pci/<id>) or a raw `host` id, which PVE lets only root@pam
    * set (a password login). `pcie` needs `machine: q35`. A running VM takes a change at its next
@@ -158,6 +170,12 @@ export interface ProxmoxVmArgs {
   readonly startup?: pulumi.Input<ArgOf<"startup">>;
   /** Whether PVE refuses to remove the VM or its disks. `pulumi destroy` turns it off first. */
   readonly protection?: pulumi.Input<ArgOf<"protection">>;
+  /**
+   * A script PVE runs at each phase of the VM's life (pre-start, post-start, pre-stop, post-stop),
+   * as a snippet volume, e.g. `local:snippets/hook.pl`: the file must be there and executable. PVE
+   * lets only root@pam set it. Applies at once, running or not.
+   */
+  readonly hookscript?: pulumi.Input<ArgOf<"hookscript">>;
   /**
    * The resource pool the VM belongs to; the pool must exist. The clone joins it, a change moves
    * the VM to the new pool, and removing the input takes the VM out of it.

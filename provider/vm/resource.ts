@@ -66,6 +66,7 @@ export class ProxmoxVm extends UntracedDynamicResource {
   declare readonly pendingChanges: pulumi.Output<string[]>;
 
   constructor(name: string, args: ProxmoxVmArgs, opts?: pulumi.CustomResourceOptions) {
+    refuseTemplateOfOtherCluster(name, args.template, opts);
     super(
       provider,
       name,
@@ -89,6 +90,5 @@ export class ProxmoxVm extends UntracedDynamicResource {
       RESOURCE_MODULE,
       VM_RESOURCE,
     );
-    refuseTemplateOfOtherCluster(this, name, args.template);
   }
 }

@@ -10,7 +10,7 @@
  *   mapping with several devices takes the first free one (`choose_hostpci_devices`).
  */
 import { parseProperty } from "../http/property-string.js";
-import { passthroughFormat, VIRTIOFS } from "../routes/passthrough-formats.js";
+import { passthroughFormat, VIRTIOFS } from "./passthrough-formats.js";
 import type { Cluster } from "./cluster.js";
 import type { VmRecord } from "./types.js";
 import type { PveVersion } from "./versions.js";

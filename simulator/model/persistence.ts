@@ -1,6 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import type { IpPools } from "../guest/ip-pools.js";
 import type { Cluster } from "./cluster.js";
+import { MAPPING_TYPES, type Mapping, type MappingType } from "./mappings.js";
 import type { TaskRecord, VmRecord, Volume } from "./types.js";
 
 /** A volume as JSON: its bytes, if kept, in base64. */
@@ -21,6 +22,8 @@ interface SavedState {
   volumes: [string, SavedVolume][];
   tasks: TaskRecord[];
   pools: ReturnType<IpPools["toJSON"]>;
+  /** Resource mappings by type; absent in files written before mappings were modelled. */
+  mappings?: Partial<Record<MappingType, [string, Mapping][]>>;
 }
 
 export function saveState(
@@ -38,6 +41,7 @@ export function saveState(
     }),
     tasks: [...tasks.values()],
     pools: pools.toJSON(),
+    mappings: Object.fromEntries(MAPPING_TYPES.map((t) => [t, [...cluster.mappings.of(t)]])),
   };
   // Write-then-rename, so a crash never leaves half a file.
   writeFileSync(`${file}.tmp`, JSON.stringify(state));
@@ -67,5 +71,9 @@ export function loadState(
   for (const [key, saved] of state.volumes) cluster.volumes.set(key, restoredVolume(saved));
   for (const task of state.tasks) tasks.set(task.upid, task);
   pools.restore(state.pools);
+  for (const type of MAPPING_TYPES) {
+    for (const [id, mapping] of state.mappings?.[type] ?? [])
+      cluster.mappings.set(type, id, mapping);
+  }
   return true;
 }

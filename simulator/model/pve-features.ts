@@ -37,3 +37,12 @@ export function templateFeatures(version: string = DEFAULT_PVE_VERSION): Templat
     accessNetworkPrivilege: atLeast(version, 8, 1),
   };
 }
+
+/**
+ * The `cpuunits` update_vm and create_vm store: PVE::CGroup::clamp_cpu_shares (pve-common) caps
+ * it at 10000 on cgroup v2, PVE's hierarchy since 7.0 and its only one from 8.0; the 7.4 profile
+ * stands for a host still booted on cgroup v1, which keeps the schema's 1–262144 as given.
+ */
+export function clampCpuUnits(units: number, version: string = DEFAULT_PVE_VERSION): number {
+  return atLeast(version, 8, 0) ? Math.min(units, 10_000) : units;
+}

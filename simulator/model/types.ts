@@ -132,6 +132,8 @@ export interface Volume {
   data?: Buffer;
   /** Hex digests of a downloaded file per algorithm, so a second download can compare. */
   checksums?: Record<string, string>;
+  /** A snippet's execute bit, which a hookscript needs (check_hookscript). */
+  executable?: boolean;
 }
 
 export type TaskState = "running" | "stopped";

@@ -6,8 +6,8 @@ import {
 import { bool, DRIVE_FORMATS, oneOf, opt } from "../model/drive-format.js";
 import { NET_FORMAT } from "../model/nic-format.js";
 import type { PveVersion } from "../model/versions.js";
-import { RNG, WATCHDOG } from "./device-formats.js";
-import { passthroughFormat } from "./passthrough-formats.js";
+import { AUDIO, NUMA, RNG, WATCHDOG } from "./device-formats.js";
+import { passthroughFormat } from "../model/passthrough-formats.js";
 
 /**
  * The property-string formats of the VM config keys (`cpu: host,flags=+aes`; drives and NICs
@@ -202,6 +202,8 @@ const FORMATS: readonly [RegExp, PropertyFormat, FormatValidator?][] = [
   [/^boot$/, BOOT],
   [/^watchdog$/, WATCHDOG],
   [/^rng0$/, RNG],
+  [/^audio0$/, AUDIO],
+  [/^numa\d+$/, NUMA],
 ];
 
 /**

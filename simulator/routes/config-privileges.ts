@@ -1,4 +1,4 @@
-import { permError, type Params } from "../http/index.js";
+import { dieError, type Params } from "../http/index.js";
 import { requireBridgeAccess, requirePrivs } from "../auth/check.js";
 import type { SimContext } from "../context.js";
 import { isCloudinitVolume } from "../model/drive-format.js";
@@ -14,6 +14,8 @@ export function checkKeyPrivileges(
   keys: readonly string[],
   params: Params,
 ): void {
+  // check_vm_modify_config_perm: `return 1 if $authuser eq 'root@pam'` (a token never is).
+  if (tokenId === "root@pam") return;
   const release = sim.options.profile.pveVersion;
   for (const key of keys) {
     const value = params[key] === undefined ? undefined : String(params[key]);
@@ -22,7 +24,8 @@ export function checkKeyPrivileges(
       continue;
     }
     const priv = keyPrivilege(key, value, release);
-    if (priv === "root") throw permError(`only root can set '${key}' config`);
+    // A plain `die` in check_vm_modify_config_perm, so a 500, not a permission exception's 403.
+    if (priv === "root") throw dieError(`only root can set '${key}' config`);
     // A cloud-init drive wants both (qemu-server 7.2-10, "fix #4321").
     const file = /^(?:(?:file|volume)=)?([^,]*)/.exec(value ?? "")?.[1] ?? "";
     const cloudinit =

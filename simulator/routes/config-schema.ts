@@ -29,8 +29,11 @@ const urlencoded = (value: string): string | undefined =>
  */
 export const CONFIG_KEYS: ParamSchema = {
   acpi: bool,
+  /** pve-common's `pve-cpuset` (qemu-server 7.3, "fix #3290"): `0-3,8`. */
+  affinity: { type: "string", optional: true, pattern: /^\d+(-\d+)?(,\d+(-\d+)?)*$/ },
   agent: formatted("agent"),
   args: str,
+  audio0: formatted("audio0"),
   autostart: bool,
   balloon: int(0),
   bios: { type: "string", optional: true, enum: ["seabios", "ovmf"] },
@@ -47,6 +50,13 @@ export const CONFIG_KEYS: ParamSchema = {
   cpulimit: { type: "number", optional: true, min: 0, max: 128 },
   cpuunits: int(1, 262144),
   description: { type: "string", optional: true, maxLength: 8192 },
+  /** A `snippets` volume; update_vm checks it with PVE::GuestHelpers::check_hookscript. */
+  hookscript: {
+    type: "string",
+    optional: true,
+    verify: (v) =>
+      /^[a-z][a-z0-9\-_.]*[a-z0-9]:.+$/i.test(v) ? undefined : `unable to parse volume ID '${v}'`,
+  },
   hotplug: formatted("hotplug"),
   hugepages: { type: "string", optional: true, enum: ["any", "2", "1024"] },
   kvm: bool,
@@ -177,14 +187,17 @@ export function keyPrivilege(
   release: PveVersion = "8.4",
 ): string {
   if (/^ipconfig\d+$/.test(key) && release === "7.4") return "VM.Config.Network";
-  if (/^(lock|args|hookscript|vmstatestorage)$/.test(key)) return "root";
+  // check_vm_modify_config_perm's last branch: a key in none of its lists (`$cpuoptions` has no
+  // affinity, `$memoryoptions` no hugepages) is "only root can set '<key>' config".
+  if (/^(lock|args|hookscript|affinity|hugepages|keephugepages)$/.test(key)) return "root";
+  if (key === "vmstatestorage") return "VM.Config.Disk";
   if (
     /^(name|description|onboot|agent|protection|template|tags|startup|boot|bootdisk|ostype|tablet|localtime|acpi|autostart|kvm|smbios1|vmgenid)$/.test(
       key,
     )
   )
     return "VM.Config.Options";
-  if (/^(cores|sockets|cpu|vcpus|cpulimit|cpuunits|numa|affinity)$/.test(key))
+  if (/^(cores|sockets|cpu|vcpus|cpulimit|cpuunits|numa|numa\d+)$/.test(key))
     return "VM.Config.CPU";
   if (/^(memory|balloon|shares)$/.test(key)) return "VM.Config.Memory";
   if (/^net\d+$/.test(key)) return "VM.Config.Network";

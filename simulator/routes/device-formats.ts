@@ -34,3 +34,26 @@ export const RNG: PropertyFormat = {
   max_bytes: { type: "integer", optional: true },
   period: { type: "integer", optional: true },
 };
+
+/**
+ * `pve-qm-audio` (`$audio_fmt`, PVE/QemuServer.pm): `device=<ich9-intel-hda|intel-hda|AC97>`
+ * with `driver=<spice|none>` (default spice). `audio0` needs VM.Config.HWType (`$hwtypeoptions`).
+ */
+export const AUDIO: PropertyFormat = {
+  device: { type: "string", enum: ["ich9-intel-hda", "intel-hda", "AC97"] },
+  driver: { type: "string", optional: true, enum: ["spice", "none"] },
+};
+
+/** `$numa_fmt`'s id lists: `<id[-id];...>`. */
+const ID_LIST = /^\d+(?:-\d+)?(?:;\d+(?:-\d+)?)*$/;
+
+/**
+ * `numaN` (`$numa_fmt`, PVE/QemuServer.pm): `cpus=<ids>[,hostnodes=<ids>][,memory=<MiB>]
+ * [,policy=<preferred|bind|interleave>]`; `cpus` is the default key.
+ */
+export const NUMA: PropertyFormat = {
+  cpus: { type: "string", defaultKey: true, pattern: ID_LIST },
+  hostnodes: { type: "string", optional: true, pattern: ID_LIST },
+  memory: { type: "number", optional: true },
+  policy: { type: "string", optional: true, enum: ["preferred", "bind", "interleave"] },
+};

@@ -11,7 +11,7 @@ import type { SimContext } from "../context.js";
 import { dieError } from "../http/index.js";
 import { parseProperty } from "../http/property-string.js";
 import type { PveVersion } from "../model/versions.js";
-import { passthroughFormat } from "./passthrough-formats.js";
+import { passthroughFormat } from "../model/passthrough-formats.js";
 
 /** Whether `key` is one of the keys checked here. */
 export const PASSTHROUGH_KEY = /^(?:hostpci\d+|usb\d+|virtiofs\d)$/;

@@ -14,7 +14,9 @@ import {
 import { sshKeysProblem } from "../model/cloudinit.js";
 import { createDrive, DriveError } from "../model/create-drive.js";
 import { renderNic } from "../model/nic-format.js";
+import { hookscriptProblem } from "../model/hookscript.js";
 import { applyChange, cleanupPending } from "../model/pending.js";
+import { clampCpuUnits } from "../model/pve-features.js";
 import { hashPassword } from "../model/sha-crypt.js";
 import type { VmConfig, VmRecord } from "../model/types.js";
 import {
@@ -63,6 +65,7 @@ function storedValue(
   key: string,
   value: string | number,
 ): string | number {
+  if (key === "cpuunits") return clampCpuUnits(Number(value), sim.options.profile.pveVersion);
   if (typeof value === "number") return value;
   if (/^net\d+$/.test(key)) return renderNic(value);
   if (key === "tags") return normaliseTags(value);
@@ -122,6 +125,10 @@ async function updateConfig(sim: SimContext, params: Params): Promise<void> {
     const lock = vm.config["lock"];
     if (lock !== undefined) throw dieError(`VM is locked (${lock})`);
     checkBalloon(vm, params);
+    if (params["hookscript"] !== undefined) {
+      const problem = hookscriptProblem(sim.cluster, node, String(params["hookscript"]));
+      if (problem !== undefined) throw dieError(problem);
+    }
     const deletes = splitList(String(params["delete"] ?? "")).map((key) =>
       key === "cdrom" ? "ide2" : key,
     );

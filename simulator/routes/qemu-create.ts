@@ -21,6 +21,7 @@ import { hashPassword } from "../model/sha-crypt.js";
 import type { TaskContext } from "../model/tasks.js";
 import type { VmConfig } from "../model/types.js";
 import { renderNic } from "../model/nic-format.js";
+import { clampCpuUnits } from "../model/pve-features.js";
 import { DRIVE_KEY } from "../model/vm-config.js";
 import { CONFIG_KEYS, configFamily, releaseProblems } from "./config-schema.js";
 import { checkKeyPrivileges } from "./config-privileges.js";
@@ -187,6 +188,8 @@ async function createDisksAndConfig(
       if (CREATE_CONTROL.has(key)) continue;
       if (/^net\d+$/.test(key)) config[key] = renderNic(String(value));
       else if (key === "cipassword") config[key] = hashPassword(String(value));
+      else if (key === "cpuunits")
+        config[key] = clampCpuUnits(Number(value), sim.options.profile.pveVersion);
       else config[key] = value;
     }
     for (const key of driveKeys(params)) {

@@ -341,6 +341,33 @@ describe.each(PVE_VERSIONS)("doctor's privilege table, proven against PVE %s", (
     ]);
   });
 
+  it.skipIf(major < 8)(
+    "fails doctor --mapping without Mapping.Use on the mapping, and PVE refuses the device naming it",
+    async () => {
+      sim.faults.setMapping("pci", "gpu0", { map: ["node=pve1,path=0000:01:00.0,id=10de:2204"] });
+      // The printed role without --mapping: everything but the mapping.
+      const token = grantRole(`nomap${major}@pve!tok`);
+      const mappings = [{ type: "pci" as const, id: "gpu0" }];
+      const report = await doctor({ connection: connect(token), template: "9000", mappings });
+      expect(report.checks.filter((c) => c.status === "fail").map((c) => c.name)).toEqual([
+        "Mapping.Use on /mapping/pci/gpu0",
+        "Mapping.Audit|Mapping.Use on /mapping/pci/gpu0",
+      ]);
+      const vmid = await clonedAndStarted(
+        new HttpProxmoxApi({ connection: connect(sim.apiToken), timeoutMs: 5_000 }),
+      );
+      const api = new HttpProxmoxApi({ connection: connect(token), timeoutMs: 5_000 });
+      const error = await refusal(
+        api.updateVmConfigSync("pve1", vmid, { set: { hostpci0: "mapping=gpu0" } }),
+      );
+      expect([error.code, error.context.aclPath, error.context.privilege]).toEqual([
+        "FORBIDDEN",
+        "/mapping/pci/gpu0",
+        "Mapping.Use",
+      ]);
+    },
+  );
+
   it("fails doctor --pool without Pool.Allocate on the pool, and PVE refuses the pool update naming it", async () => {
     const admin = new TestClient(sim);
     await admin.call("POST", "/pools", { poolid: "ci" });

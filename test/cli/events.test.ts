@@ -302,6 +302,21 @@ describe("events on more than one cluster", () => {
     );
   });
 
+  it("takes a delete's outcome, which has no new state, in an up or destroy", () => {
+    const c = new ChangeCollector({ outcome: true });
+    const deleted = on(DEFAULT, "one", "delete", { cores: 1 }, {});
+    const outcome = {
+      sequence: 1,
+      timestamp: 0,
+      resOutputsEvent: {
+        metadata: { ...(deleted.resourcePreEvent.metadata as object), new: null } as never,
+      },
+    } satisfies EngineEvent;
+    c.onEvent(deleted);
+    expect(() => c.onEvent(outcome)).not.toThrow();
+    expect(c.changes().map((x) => [x.name, x.op])).toEqual([["one", "delete"]]);
+  });
+
   it("counts a resource without change among the clusters, and names none for one cluster", () => {
     const two = new ChangeCollector();
     two.onEvent(on(DEFAULT, "one", "same", { cores: 1 }, { cores: 1 }));

@@ -43,7 +43,7 @@ describe("printProgram", () => {
         "",
         "// VM 4321 (legacy-web) on pve1, as it is now.",
         "// Kept as they are, as no input says them: ide2, ostype.",
-        'export const legacyWeb = new ProxmoxVm("legacy-web", {',
+        'const legacyWeb = new ProxmoxVm("legacy-web", {',
         '  node: "pve1",',
         "  adopt: { vmid: 4321 },",
         "  memory: 3072,",
@@ -82,6 +82,43 @@ describe("printProgram", () => {
     expect(text).toMatch(/^const legacyWeb2 = new ProxmoxVm\("legacy-web-2"/m);
     expect(text).toMatch(/^const vm4323 = new ProxmoxVm\("vm-4323"/m);
     expect(text.trimEnd().split("\n").at(-1)).toBe("// Skipped: VM 9000 on pve1 is a template.");
+  });
+
+  it("gives each declaration the explicit Provider it was read through", () => {
+    const text = printProgram([{ vm: legacy, resourceName: "legacy-web" }], [], "js", "dc-2");
+    expect(text).toMatch(
+      /^\/\/ On the cluster of Provider "dc-2": `dc2` stands for your `new Provider\("dc-2", …\)`;/m,
+    );
+    expect(text).toMatch(/^\}, \{ provider: dc2 \}\);$/m);
+    const made: unknown[] = [];
+    new Function("require", "dc2", text)(
+      () => ({
+        ProxmoxVm: function (...args: unknown[]) {
+          made.push(args[2]);
+        },
+      }),
+      "the dc-2 provider",
+    );
+    expect(made).toEqual([{ provider: "the dc-2 provider" }]);
+  });
+
+  it("prints a short declaration one input a line all the same", () => {
+    const small = { vmid: 4322, node: "pve1", inputs: { memory: 512 }, notes: [] };
+    expect(printProgram([{ vm: small, resourceName: "vm-4322" }], [], "ts")).toContain(
+      'const vm4322 = new ProxmoxVm("vm-4322", {\n  node: "pve1",\n  adopt: { vmid: 4322 },\n  memory: 512,\n});',
+    );
+  });
+
+  it("keeps a list entry on one line while it fits in 100 characters, and breaks it after", () => {
+    const disk = { interface: "scsi0", storage: "local-lvm", sizeGiB: 8, iothread: true };
+    const wide = { ...disk, discard: true, ssd: true, backup: false, replicate: false };
+    const vm = { vmid: 4322, node: "pve1", inputs: { disks: [disk, wide] }, notes: [] };
+    const lines = printProgram([{ vm, resourceName: "vm-4322" }], [], "ts").split("\n");
+    expect(lines).toContain(
+      '    { interface: "scsi0", storage: "local-lvm", sizeGiB: 8, iothread: true },',
+    );
+    expect(lines).toContain("      replicate: false,");
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(100);
   });
 
   it("takes --name for the VM", () => {

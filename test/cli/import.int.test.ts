@@ -85,13 +85,13 @@ describe("pulumi-proxmox import (over HTTP)", () => {
     const result = await run("--vmid", "7001", "--name", "front");
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^import \{ ProxmoxVm \} from "pulumi-proxmox";\n/);
-    expect(result.stdout).toMatch(/^export const front = new ProxmoxVm\("front", \{$/m);
+    expect(result.stdout).toMatch(/^const front = new ProxmoxVm\("front", \{$/m);
     expect(result.stdout).toMatch(/^ {2}description: "front",$/m);
   });
 
   it.each([
     ["a VMID that does not exist", "7999", /VM 7999 does not exist in the cluster/],
-    ["a template", "9000", /VM 9000 on pve1 is a template; import declares VMs/],
+    ["a template", "9000", /VM 9000 on pve1 is a template: import declares VMs/],
     [
       "a VM a stack manages",
       "7004",
@@ -111,6 +111,7 @@ describe("pulumi-proxmox import (over HTTP)", () => {
     [["--vmid", "7001", "--all"], /pass --vmid N for one VM, or --all/],
     [["--vmid", "7001", "--language", "go"], /--language is ts or js, got go/],
     [["--vmid", "web"], /--vmid must be a VMID/],
+    [["--vmid", "7001", "--provider", "dc2"], /--provider dc2 needs --stack/],
   ])("refuses the flags %j before it connects", async (args, message) => {
     const result = await run(...args);
     expect(result.code).toBe(1);

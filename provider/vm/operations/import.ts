@@ -101,8 +101,8 @@ async function inspect(
       code: "INVALID_PARAM",
       tags,
       why:
-        `${label} is a template; import declares VMs. A ProxmoxVm clones it with ` +
-        `template: ${row.vmid}.`,
+        `${label} is a template: import declares VMs (a ProxmoxVm clones it with ` +
+        `\`template: ${row.vmid}\`).`,
     };
   }
   if (MARK_LINE.test(config.description ?? "")) {
@@ -160,7 +160,7 @@ function checked(
     if (refused.length === 0) break;
     for (const name of refused) {
       const reason = failures.find((f) => f.property.split(/[.[]/)[0] === name)?.reason ?? "";
-      more.push(`${name}: left out, as the input does not take the VM's value: ${reason}`);
+      more.push(`${name}: left out, so the VM keeps its value: ${reason}`);
       kept = Object.fromEntries(Object.entries(kept).filter(([key]) => key !== name));
     }
   }

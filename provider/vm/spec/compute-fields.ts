@@ -13,6 +13,7 @@ import {
   sameCpuModel,
 } from "./compute";
 import { field, sameText } from "./field";
+import { formatNuma, numaConflict, numaSchema, probeNuma, readNuma, sameNumaKey } from "./numa";
 
 /** CPU and memory. */
 export const COMPUTE_FIELDS = {
@@ -31,7 +32,8 @@ export const COMPUTE_FIELDS = {
   memory: field({
     doc:
       "MiB, or `{ sizeMiB, balloonMiB, shares, hugepages }`. A running VM takes a new size at its " +
-      "next reboot, unless `hotplug` has `memory` and `cpu.numa` is on; balloon and shares apply at once.",
+      "next reboot, unless `hotplug` has `memory` and `cpu.numa` is on; balloon and shares apply at once. " +
+      "PVE lets only root@pam set `hugepages`.",
     docType: "number | MemoryArgs",
     schema: memorySchema,
     mayBeUnknown: true,
@@ -61,9 +63,10 @@ export const COMPUTE_FIELDS = {
   }),
   cpu: field({
     doc:
-      "`{ type, flags, sockets, cores, vcpus, numa, units, limit }`; set `cores` here or as the " +
-      "`cores` shorthand, not both. A running VM takes a change at its next reboot, except `vcpus` " +
-      "(with `cpu` in `hotplug`), `units` and `limit`, which apply at once.",
+      "`{ type, flags, sockets, cores, vcpus, numa, units, limit, affinity }`; set `cores` here or " +
+      "as the `cores` shorthand, not both. A running VM takes a change at its next reboot, except " +
+      "`vcpus` (with `cpu` in `hotplug`), `units` and `limit`, which apply at once. PVE lets only " +
+      "root@pam set `affinity`.",
     docType: "CpuArgs",
     schema: cpuSchema,
     mayBeUnknown: true,
@@ -84,6 +87,30 @@ export const COMPUTE_FIELDS = {
     example: {
       valid: { type: "host", sockets: 1, cores: 4, vcpus: 2 },
       invalid: { cores: 2, sockets: 1, vcpus: 4 },
+    },
+  }),
+  numa: field({
+    doc:
+      "The guest's NUMA nodes, `[{ cpus, memoryMiB, hostNodes?, policy? }]` (numa0…numa7); " +
+      "turns NUMA on. The nodes' memory must add up to the VM's. A running VM takes a change at " +
+      "its next reboot.",
+    docType:
+      '{ cpus: string; memoryMiB: number; hostNodes?: string; policy?: "preferred" | "bind" | "interleave" }[]',
+    schema: numaSchema,
+    mayBeUnknown: true,
+    change: "reboot",
+    conflict: numaConflict,
+    stored: z.array(z.looseObject({})).optional(),
+    configKeys: { format: formatNuma, same: sameNumaKey },
+    ownsKeys: /^numa\d+$/,
+    readBack: {
+      from: "vm",
+      read: ({ config }, input) => readNuma(config, input),
+      probe: ({ config }) => probeNuma(config),
+    },
+    example: {
+      valid: [{ cpus: "0-1", memoryMiB: 1024, hostNodes: "0", policy: "bind" }],
+      invalid: [{ cpus: "0-1", memoryMiB: 1024, hostNodes: "0" }],
     },
   }),
 } as const;

@@ -39,8 +39,21 @@ export const cpuSchema = z
     /** vCPUs plugged at boot, up to sockets × cores; more are hot-plugged with `cpu` in `hotplug`. */
     vcpus: wholeNumber("a number of vCPUs, e.g. 2").min(1, "at least 1").optional(),
     numa: z.boolean().optional(),
-    /** The CPU weight against other VMs (PVE's `cpuunits`). */
-    units: wholeNumber("a CPU weight, e.g. 100").min(1).max(262_144).optional(),
+    /**
+     * The CPU weight against other VMs (PVE's `cpuunits`). PVE's schema goes to 262144, but
+     * clamp_cpu_shares (pve-common PVE/CGroup.pm) stores at most 10000 on cgroup v2, PVE's
+     * hierarchy since 7.0: a larger value would read back as drift forever.
+     */
+    units: wholeNumber("a CPU weight, e.g. 100")
+      .min(1, "at least 1")
+      .max(10_000, "at most 10000: PVE clamps a larger weight to 10000 on cgroup v2")
+      .optional(),
+    /** The host CPUs the VM's threads may run on, e.g. `0-3,8` (PVE's `affinity`, root@pam only). */
+    affinity: z
+      .string()
+      .regex(/^\d+(-\d+)?(,\d+(-\d+)?)*$/, 'must be host CPU numbers and ranges, e.g. "0-3,8"')
+      .refine((set) => set.split(",").every(ascending), "each range must go up, e.g. 2-5")
+      .optional(),
     /** At most this many host CPUs' time, 0 for none (PVE's `cpulimit`). */
     limit: z.number().min(0, "at least 0 (no limit)").max(128).optional(),
   })
@@ -58,6 +71,13 @@ export const cpuSchema = z
   );
 
 export type Cpu = z.output<typeof cpuSchema>;
+
+/** `2-5` goes up; `5-2` does not (pve-common's pve-cpuset format refuses it). */
+function ascending(range: string): boolean {
+  const [from = 0, to = from] = range.split("-").map(Number);
+  // Text that is no range at all is the pattern's to refuse.
+  return !(from > to);
+}
 
 const memoryObject = z
   .strictObject({
@@ -101,6 +121,7 @@ export function formatCpu(cpu: Cpu): Record<string, string | number> {
     numa: flag(cpu.numa),
     cpuunits: cpu.units,
     cpulimit: cpu.limit,
+    affinity: cpu.affinity,
   });
 }
 
@@ -145,6 +166,7 @@ export function readCpu(config: VmConfig, input: Cpu): Cpu {
     // The default depends on the host's cgroup version: absent is not a value to compare.
     units: config["cpuunits"] === undefined ? undefined : Number(config["cpuunits"]),
     limit: Number(config["cpulimit"] ?? 0),
+    affinity: config["affinity"] === undefined ? undefined : String(config["affinity"]),
   };
   return pick(observed, input) as Cpu;
 }

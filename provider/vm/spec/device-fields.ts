@@ -68,6 +68,24 @@ function parseRng(value: string | undefined): Rng | undefined {
 const withDefaults = (rng: Rng | undefined) =>
   rng === undefined ? undefined : { maxBytes: 1024, periodMs: 1000, ...rng };
 
+/** qemu-server's `pve-qm-audio` format (`$audio_fmt`, PVE/QemuServer.pm) in the input's terms. */
+const audioSchema = z.strictObject({
+  device: z.enum(["ich9-intel-hda", "intel-hda", "AC97"]),
+  /** The host side: SPICE (PVE's default) or none, a device the guest sees with no sound. */
+  driver: z.enum(["spice", "none"]).default("spice"),
+});
+type Audio = z.output<typeof audioSchema>;
+
+/** PVE's `audio0` in the input's terms, its driver's default filled in. */
+function parseAudio(value: string | undefined): Audio | undefined {
+  if (value === undefined) return undefined;
+  const parts = propertyString(value, "device");
+  return {
+    device: parts["device"] as Audio["device"],
+    driver: (parts["driver"] ?? "spice") as Audio["driver"],
+  };
+}
+
 /** The devices, in the order the docs list them. */
 export const DEVICE_FIELDS = {
   watchdog: field({
@@ -135,5 +153,23 @@ export const DEVICE_FIELDS = {
       valid: { source: "/dev/urandom", maxBytes: 2048, periodMs: 1000 },
       invalid: { source: "/dev/zero" },
     },
+  }),
+  audio: field({
+    doc:
+      "An emulated sound card, `{ device, driver }`: the host side is SPICE (PVE's default) or " +
+      "`none`. A running VM takes a change at its next reboot.",
+    docType: '{ device: "ich9-intel-hda" | "intel-hda" | "AC97"; driver?: "spice" | "none" }',
+    schema: audioSchema,
+    mayBeUnknown: true,
+    change: "reboot",
+    stored: z.looseObject({}).optional(),
+    config: {
+      key: "audio0",
+      format: (audio) => `device=${audio.device},driver=${audio.driver}`,
+      same: (current, wanted) =>
+        canonical(parseAudio(text(current))) === canonical(parseAudio(String(wanted))),
+    },
+    readBack: { from: "vm", read: ({ config }) => parseAudio(text(config["audio0"])) },
+    example: { valid: { device: "ich9-intel-hda" }, invalid: { device: "sb16" } },
   }),
 } as const;

@@ -53,8 +53,7 @@ export function importedInputs(vm: ObservedVm): ImportedInputs {
     }
     for (const key of keysOf(name, value, seen)) accounted.add(key);
     notes.push(
-      `${name}: left out, as the input does not take the VM's ${show(value)}: ` +
-        `${reason(name, parsed.error)}.`,
+      `${name}: left out, so the VM keeps ${show(value)}: ` + `${reason(name, parsed.error)}.`,
     );
   }
   // The shorthand (`cores`, `network`) gives way to the full form the VM needs.
@@ -77,8 +76,8 @@ export function importedInputs(vm: ObservedVm): ImportedInputs {
     for (const key of managedKeys(one, seen)) accounted.add(key);
     notes.push(
       conflict !== undefined
-        ? `${name}: left out, as the input does not take the VM's ${show(parsed)} here: ${conflict}`
-        : `${name}: left out, since adopting it would ${changes(vm.config, set, deleted)}.`,
+        ? `${name}: left out, so the VM keeps ${show(parsed)}: ${conflict}`
+        : `${name}: left out, so the VM keeps ${changes(vm.config, set, deleted)}.`,
     );
   }
 
@@ -140,7 +139,7 @@ function reason(
       const path = issue.path
         .map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`))
         .join("");
-      return `${name}${path} ${issue.message}`;
+      return path === "" ? issue.message : `${name}${path}: ${issue.message}`;
     })
     .join("; ");
 }
@@ -154,17 +153,19 @@ function keysOf(name: FieldName, value: unknown, seen: Seen): string[] {
   }
 }
 
+/** `agent=0: the input would write agent=1`: what the VM has, and what the input would do. */
 function changes(
   config: ObservedVm["config"],
   set: Readonly<Record<string, unknown>>,
   deleted: readonly string[],
 ): string {
-  const has = (key: string) =>
-    config[key] === undefined ? `has no ${key}` : `has ${key}=${String(config[key])}`;
-  return [
-    ...Object.entries(set).map(
-      ([key, value]) => `write ${key}=${String(value)}; the VM ${has(key)}`,
-    ),
+  const keys = [...Object.keys(set), ...deleted];
+  const has = keys.map((key) =>
+    config[key] === undefined ? `no ${key}` : `${key}=${String(config[key])}`,
+  );
+  const would = [
+    ...Object.entries(set).map(([key, value]) => `write ${key}=${String(value)}`),
     ...deleted.map((key) => `remove ${key}`),
-  ].join(", ");
+  ];
+  return `${has.join(", ")}: the input would ${would.join(", ")}`;
 }

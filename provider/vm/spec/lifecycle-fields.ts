@@ -1,4 +1,7 @@
-/** How the VM lives in PVE: power, tags, notes, hot-plug, start at boot, protection, pool. */
+/**
+ * How the VM lives in PVE: power, tags, notes, hot-plug, start at boot, protection, hookscript,
+ * pool.
+ */
 import { z } from "zod";
 import { userDescription } from "../description";
 import { normalizeTags } from "../../inputs/unknown";
@@ -134,6 +137,27 @@ export const LIFECYCLE_FIELDS = {
     config: { key: "protection", format: (on) => (on ? 1 : 0) },
     readBack: { from: "vm", read: ({ config }) => readFlag(config, "protection") },
     example: { valid: true, invalid: 1 },
+  }),
+  hookscript: field({
+    doc:
+      "A script PVE runs at each phase of the VM's life (pre-start, post-start, pre-stop, " +
+      "post-stop), as a snippet volume, e.g. `local:snippets/hook.pl`: the file must be there " +
+      "and executable. PVE lets only root@pam set it. Applies at once, running or not.",
+    docType: "string",
+    // PVE::GuestHelpers::check_hookscript wants the `snippets` volume type.
+    schema: z
+      .string()
+      .regex(
+        /^[a-z][a-z0-9\-_.]*[a-z0-9]:snippets\/[^/]+$/i,
+        'must be a snippet volume, e.g. "local:snippets/hook.pl"',
+      ),
+    mayBeUnknown: true,
+    // qemu-server's `$fast_plug_option`: written to the running config at once.
+    change: "hot",
+    stored: z.string().optional(),
+    config: { key: "hookscript", format: (volid) => volid },
+    readBack: { from: "vm", read: ({ config }) => text(config["hookscript"]) },
+    example: { valid: "local:snippets/hook.pl", invalid: "local:iso/hook.pl" },
   }),
   pool: field({
     doc:

@@ -6,7 +6,8 @@
  * template's config).
  *
  * Each NIC's bridge is looked up too (bridges.ts): PVE takes any bridge name in the config and
- * fails only the start, after everything else is done.
+ * fails only the start, after everything else is done. So are host devices (host-devices.ts):
+ * with a mapping, the release and each mapping (one read each), and a raw id against the login.
  */
 import type { NodeStorage } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";

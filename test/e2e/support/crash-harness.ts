@@ -32,6 +32,7 @@ export function requestKind(entry: Pick<RequestLogEntry, "method" | "path">): st
   const folded = entry.path
     .replace(/\/UPID:[^/]*?:[^:/]*:[^:/]*:[^:/]*:([^:/]+):[^/]*/, "/{$1}")
     .replace(/\/qemu\/\d+/, "/qemu/{vmid}")
+    .replace(/\/snapshot\/[^/]+/, "/snapshot/{snapname}")
     .replace(/^\/nodes\/[^/]+/, "/nodes/{node}")
     .replace(/\/content\/.+$/, "/content/{volid}");
   return `${entry.method} ${folded}`;

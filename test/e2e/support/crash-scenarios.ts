@@ -21,6 +21,8 @@ export const OPERATIONS = [
   "cross-node-create",
   "disk-update",
   "adopt",
+  "snapshot-create",
+  "snapshot-delete",
   "protected-update",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -41,6 +43,18 @@ interface VmShape {
 }
 
 const BASE: VmShape = { template: 9000, cores: 1, packages: "htop" };
+
+/**
+ * A linked clone (a qcow2 overlay on the NFS storage, which PVE can snapshot) with a VmSnapshot
+ * of it, or without one.
+ */
+const snapshotProgram = (withSnapshot: boolean) => () =>
+  vmProgram({ ...BASE, linked: true }) +
+  (withSnapshot
+    ? `const { VmSnapshot } = require("pulumi-proxmox");
+new VmSnapshot("before-upgrade", { vm, description: "crash" });
+`
+    : "");
 
 function vmProgram(shape: VmShape): string {
   const disks = shape.disks === undefined ? "" : `\n  disks: ${JSON.stringify(shape.disks)},`;
@@ -243,6 +257,20 @@ export const SCENARIOS: Record<Operation, Scenario> = {
   "disk-update": {
     base: vm({ ...BASE, disks: DISKS.before }),
     target: vm({ ...BASE, disks: DISKS.after }),
+    setup: true,
+    command: ["up"],
+    expected: ONE_VM,
+  },
+  "snapshot-create": {
+    base: snapshotProgram(false),
+    target: snapshotProgram(true),
+    setup: true,
+    command: ["up"],
+    expected: { ...ONE_VM, snapshots: 1 },
+  },
+  "snapshot-delete": {
+    base: snapshotProgram(true),
+    target: snapshotProgram(false),
     setup: true,
     command: ["up"],
     expected: ONE_VM,

@@ -9,6 +9,8 @@ import { guestVms, seedIsos } from "./proxmox-stack";
 export interface Expected {
   readonly vms: number;
   readonly templates: number;
+  /** Snapshots on the guest VMs (none when absent). */
+  readonly snapshots?: number;
 }
 
 /** What a stack's operations can leave on the simulator, beyond the VMs and templates it seeded. */
@@ -26,6 +28,8 @@ interface Inventory {
   readonly updateSnapshots: string[];
   /** How many image downloads the simulator ran without failing (a failed one may be repeated). */
   readonly downloads: number;
+  /** Each guest VM's snapshots, as `<vmid>/<name>`. */
+  readonly snapshots: string[];
 }
 
 export function inventory(sim: Simulator, seeded: ReadonlySet<number>): Inventory {
@@ -55,6 +59,9 @@ export function inventory(sim: Simulator, seeded: ReadonlySet<number>): Inventor
     downloads: [...sim.model.tasks.values()].filter(
       (t) => t.type === "download" && (t.exitstatus === undefined || t.exitstatus === "OK"),
     ).length,
+    snapshots: guestVms(sim).flatMap((vmid) =>
+      Object.keys(sim.model.vms.get(vmid)?.snapshots ?? {}).map((name) => `${vmid}/${name}`),
+    ),
   };
 }
 
@@ -69,8 +76,12 @@ export function unexpected(
     return { outcome: "duplicate", detail: `templates ${found.templates.join(", ")}` };
   if (found.downloads > 1)
     return { outcome: "duplicate", detail: `${found.downloads} image downloads` };
+  if (found.snapshots.length > (expected.snapshots ?? 0))
+    return { outcome: "duplicate", detail: `snapshots ${found.snapshots.join(", ")}` };
   if (found.vms.length < expected.vms)
     return { outcome: "error", detail: "no VM after the recovery" };
+  if (found.snapshots.length < (expected.snapshots ?? 0))
+    return { outcome: "error", detail: "no snapshot after the recovery" };
   if (found.templates.length < expected.templates)
     return { outcome: "error", detail: "no template after the recovery" };
   if (found.seeds.length > expected.vms)

@@ -13,6 +13,8 @@ export interface StackOptions {
   readonly simulator?: SimulatorOptions;
   /** `pulumi destroy` before the simulator stops, for files whose last test leaves resources. */
   readonly destroyAfter?: boolean;
+  /** Log in as root@pam with its password instead of the API token (keys only root may set). */
+  readonly rootLogin?: boolean;
 }
 
 export interface Stack {
@@ -51,7 +53,8 @@ export function useStack(source: StackProgram, options: StackOptions = {}): Stac
   beforeAll(async () => {
     sim = await startSimulator(options.simulator);
     engine = engineEnv();
-    await configureProxmoxStack(dir, sim, engine);
+    const root = { username: "root@pam", password: sim.rootPassword };
+    await configureProxmoxStack(dir, sim, engine, options.rootLogin ? root : undefined);
   });
   afterAll(async () => {
     if (options.destroyAfter && engine) await stack.pulumi(["destroy", "--yes", "--skip-preview"]);

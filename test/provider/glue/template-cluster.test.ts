@@ -28,7 +28,7 @@ const cluster = (name: string) =>
   new Provider(name, { endpoint: `https://pve.${name}:8006`, apiToken: "a@pam!t=s" });
 
 describe("template-cluster", () => {
-  it("refuses a VM cloning a template of another provider, naming both and what to do", () => {
+  it("refuses a VM cloning a template of another provider, naming both and what to do, before registering it", async () => {
     const dc2 = cluster("dc2");
     const debian = new CloudImageTemplate("debian-dc2", image, { provider: dc2 });
     expect(() => new ProxmoxVm("web-dc1", { node: "pve1", template: debian.vmid })).toThrow(
@@ -38,6 +38,8 @@ describe("template-cluster", () => {
         'the VM through provider "dc2" too (its `provider` option), or make a CloudImageTemplate ' +
         "through the VM's provider and clone that one.",
     );
+    await new Promise((done) => debian.id.apply(done));
+    expect(registered).toEqual(["dc2", "debian-dc2"]);
   });
 
   it("refuses a VM of an explicit provider cloning a default provider's template, through an apply", () => {

@@ -424,6 +424,22 @@ describe("classify", () => {
     );
   });
 
+  it("reads a key only root@pam may set as a login to change, not an ACL to grant", () => {
+    const error = classify(
+      "PUT",
+      "/nodes/pve1/qemu/100/config",
+      500,
+      "only root can set 'affinity' config",
+      undefined,
+    );
+    expect([error.code, error.transient]).toEqual(["FORBIDDEN", false]);
+    expect(error.message).toBe(
+      "PUT /nodes/pve1/qemu/100/config (VM 100 on pve1) was refused: PVE lets only root@pam set " +
+        "'affinity', whatever the ACLs. Log in as root@pam with a password (stack config " +
+        "proxmox:username and proxmox:password) or leave out the input that writes 'affinity'.",
+    );
+  });
+
   it("lists every privilege of an any-of 403", () => {
     const error = classify(
       "POST",

@@ -23,7 +23,10 @@ describe("snapshot/diff", () => {
     expect(diffSnapshot(olds, { ...olds, vmid: 101 }).replaces).toEqual(["vmid"]);
     expect(diffSnapshot(olds, { ...olds, name: "other" }).replaces).toEqual(["name"]);
     expect(diffSnapshot(olds, { ...olds, includeRam: true }).replaces).toEqual(["includeRam"]);
-    expect(diffSnapshot(olds, { ...olds, vmid: UNKNOWN }).replaces).toEqual(["vmid"]);
+  });
+
+  it("claims no change while the VM's VMID is unknown (the preview of the VM's update)", () => {
+    expect(diffSnapshot(olds, { ...olds, vmid: UNKNOWN }).changes).toBe(false);
   });
 
   it("sees no change when the VM moved node, or the set name equals the derived one", () => {

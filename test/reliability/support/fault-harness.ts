@@ -104,7 +104,11 @@ export function requestName(kind: string): string {
     if (pattern.endsWith("/agent/network-get-interfaces")) return "GET guest interfaces";
     return "every GET";
   }
-  if (method === "DELETE") return last === "{volid}" ? "DELETE volume" : "DELETE VM";
+  if (method === "DELETE") {
+    if (last === "{snapname}") return "DELETE snapshot";
+    return last === "{volid}" ? "DELETE volume" : "DELETE VM";
+  }
+  if (/\/snapshot\/\{snapname\}\/config$/.test(pattern)) return `${method} snapshot description`;
   // PVE's two forms of one change: POST (a worker task) and PUT (applied in the API worker).
   if (last === "config") return "POST or PUT config";
   return `${method} ${last}`;
@@ -226,6 +230,7 @@ function matchOf(kind: string): { method: string; path: RegExp } {
       if (part === "{node}") return "[^/]+";
       if (part === "{vmid}") return "\\d+";
       if (part === "{volid}") return ".+";
+      if (part === "{snapname}") return "[^/]+";
       if (/^\{[a-z]+\}$/.test(part)) return `UPID:[^/]*:${part.slice(1, -1)}:[^/]*`;
       return part.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
     })
@@ -410,6 +415,7 @@ async function convergesClean(
     const left = unexpected(inventory(sim, seeded), spec.expected);
     if (left !== undefined) problems.push(`re-run left ${left.outcome}: ${left.detail}`);
     if (result !== undefined) await spec.remove(ctx, result);
+    await spec.cleanup?.(ctx);
     const after = unexpected(inventory(sim, seeded), { vms: 0, templates: 0 });
     if (after !== undefined) problems.push(`delete after the re-run left ${after.detail}`);
     return problems;

@@ -17,6 +17,11 @@ import { checkTemplate, type TemplateInputs } from "../../../provider/template/t
 import { readTemplate } from "../../../provider/template/read";
 import type { TemplateState } from "../../../provider/template/state";
 import { VmInitError } from "../../../provider/vm/init-error";
+import { createVmSnapshot } from "../../../provider/snapshot/create";
+import { deleteVmSnapshot } from "../../../provider/snapshot/delete";
+import { resolvedSnapshot } from "../../../provider/snapshot/inputs";
+import { readSnapshot } from "../../../provider/snapshot/read";
+import type { SnapshotState } from "../../../provider/snapshot/state";
 import type { SimulatorOptions } from "../../../simulator";
 import {
   DISKS,
@@ -35,11 +40,13 @@ export const FAULT_OPERATIONS = [
   "disk-update",
   "template-create",
   "template-delete",
+  "snapshot-create",
+  "snapshot-delete",
 ] as const;
 export type FaultOperation = (typeof FAULT_OPERATIONS)[number];
 
-/** What an operation leaves for the engine to record: a VM's or a template's state. */
-export type Subject = VmState | TemplateState;
+/** What an operation leaves for the engine to record: a VM's, a template's or a snapshot's state. */
+export type Subject = VmState | TemplateState | SnapshotState;
 
 export interface OperationSpec<S extends Subject> {
   readonly simOptions?: SimulatorOptions | undefined;
@@ -56,6 +63,8 @@ export interface OperationSpec<S extends Subject> {
     error: unknown,
   ): (() => Promise<S | undefined>) | undefined;
   remove(ctx: OperationContext, state: S): Promise<void>;
+  /** Deletes what `prepare` made for the operation to act on (a snapshot's VM), if anything. */
+  cleanup?(ctx: OperationContext): Promise<void>;
   /** What a converged run leaves. */
   readonly expected: Expected;
 }
@@ -130,6 +139,38 @@ function templateOperation(del: boolean): OperationSpec<TemplateState> {
   };
 }
 
+/**
+ * A VmSnapshot create or delete, of a linked clone (a qcow2 overlay PVE can snapshot). The VM is
+ * the operation's ground, made by `prepare` and deleted by `cleanup` after the snapshot; every rig
+ * makes the same VM (same identity), so the last one made stands for each.
+ */
+function snapshotOperation(del: boolean): OperationSpec<SnapshotState> {
+  let vm: VmState | undefined;
+  const inputs = (state: VmState) =>
+    resolvedSnapshot({ resourceName: "before-upgrade", vmid: state.vmid, node: state.node });
+  const ground = async (ctx: OperationContext) => {
+    vm = await createVm(ctx, vmInputs({ clone: { full: false } }));
+    return vm;
+  };
+  return {
+    prepare: async (ctx) => {
+      const made = await ground(ctx);
+      return del ? createVmSnapshot(ctx, inputs(made)) : undefined;
+    },
+    run: async (ctx, _url, state) => {
+      if (state !== undefined) return deleteVmSnapshot(ctx, state).then(() => undefined);
+      if (vm === undefined) throw new Error("the snapshot's VM was not prepared");
+      return createVmSnapshot(ctx, inputs(vm));
+    },
+    next: async (ctx, _url, done) => readSnapshot(ctx, done),
+    remove: deleteVmSnapshot,
+    cleanup: async (ctx) => {
+      if (vm !== undefined) await deleteVm(ctx, vm);
+    },
+    expected: { vms: 1, templates: 0, snapshots: del ? 0 : 1 },
+  };
+}
+
 const UPDATED = { cores: 2, cloudInit: { packages: ["curl"] } };
 
 export const OPERATION_SPECS: Record<FaultOperation, OperationSpec<Subject>> = {
@@ -144,4 +185,6 @@ export const OPERATION_SPECS: Record<FaultOperation, OperationSpec<Subject>> = {
   "disk-update": vmOperation({ disks: DISKS.before }, { disks: DISKS.after }),
   "template-create": templateOperation(false),
   "template-delete": templateOperation(true),
+  "snapshot-create": snapshotOperation(false),
+  "snapshot-delete": snapshotOperation(true),
 } as Record<FaultOperation, OperationSpec<Subject>>;

@@ -34,7 +34,6 @@ describe("routes/config-formats", () => {
       memory: "4096",
       balloon: 1024,
       shares: 2000,
-      hugepages: "2",
     });
     expect(res.status).toBe(200);
     expect(await config()).toMatchObject({ cpu: "x86-64-v2-AES,flags=+aes;-pcid", balloon: 1024 });

@@ -53,4 +53,38 @@ describe("routes/config-schema per release", () => {
     }
     await start("8.4");
   });
+
+  it("keeps a CPU weight above 10000 on 7.4 (cgroup v1) and clamps it to 10000 from 8.x on", async () => {
+    for (const [release, stored] of [
+      ["7.4", 50000],
+      ["8.4", 10000],
+    ] as const) {
+      await start(release);
+      expect((await api.putConfig("pve1", 100, { cpuunits: 50000 })).status).toBe(200);
+      expect((await api.vmConfig("pve1", 100))["cpuunits"]).toBe(stored);
+      await api.close();
+      await sim.close();
+    }
+    await start("8.4");
+  });
+
+  it("leaves affinity, hookscript and hugepages to root@pam, and wants VM.Config.CPU for numaN", async () => {
+    await start("8.4");
+    const token = api.withToken(
+      sim.addToken("ops@pve!all", [
+        { path: "/vms", privileges: ["VM.Config.CPU", "VM.Config.Memory", "VM.Config.HWType"] },
+      ]),
+    );
+    for (const [key, value] of [
+      ["affinity", "0-3"],
+      ["hookscript", "local:snippets/hook.pl"],
+      ["hugepages", "2"],
+    ] as const) {
+      const res = await token.call("PUT", "/nodes/pve1/qemu/100/config", { [key]: value });
+      expect([res.status, res.statusText]).toEqual([500, `only root can set '${key}' config`]);
+    }
+    const allowed = { numa0: "cpus=0-1,memory=1024", audio0: "device=AC97" };
+    expect((await token.call("PUT", "/nodes/pve1/qemu/100/config", allowed)).status).toBe(200);
+    await token.close();
+  });
 });

@@ -48,3 +48,24 @@ describe("routes/device-formats: rng0", () => {
     );
   });
 });
+
+describe("routes/device-formats: audio0 and numaN", () => {
+  it("accepts a sound card and NUMA nodes in qemu-server's formats, stored as written", async () => {
+    const params = {
+      audio0: "device=ich9-intel-hda,driver=none",
+      numa0: "cpus=0-1;4,hostnodes=0,memory=1024,policy=bind",
+    };
+    expect((await put(params)).status).toBe(200);
+    expect(await api.vmConfig("pve1", 100)).toMatchObject(params);
+  });
+
+  it("refuses a device, driver or policy the formats do not list", async () => {
+    const res = await put({ audio0: "device=sb16,driver=alsa", numa1: "cpus=0,policy=strict" });
+    expect([res.status, res.statusText]).toEqual([400, "Parameter verification failed."]);
+    const errors = res.body?.["errors"] as Record<string, string>;
+    expect(errors["audio0"]).toMatch(
+      /^invalid format - format error\naudio0\.device: .*\naudio0\.driver: /,
+    );
+    expect(errors["numa1"]).toMatch(/^invalid format - format error\nnuma1\.policy: /);
+  });
+});

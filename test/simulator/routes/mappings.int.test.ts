@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
 import { data, startWithClient, type TestClient } from "../support/client.js";
@@ -64,6 +67,16 @@ describe("routes/mappings", () => {
       "Permission check failed (/mapping/pci, Mapping.Modify)",
     ]);
     await user.close();
+  });
+
+  it("keeps the mappings in the state file across a restart", async () => {
+    const stateFile = join(mkdtempSync(join(tmpdir(), "sim-mappings-")), "state.json");
+    ({ sim, api } = await startWithClient({ stateFile }));
+    await api.call("POST", "/cluster/mapping/pci", gpu);
+    await api.close();
+    await sim.close();
+    ({ sim, api } = await startWithClient({ stateFile }));
+    expect(data(await api.get("/cluster/mapping/pci/gpu0"))).toMatchObject({ map: gpu.map });
   });
 
   it("answers 501 on PVE 7.4, which has no resource mappings", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Simulator } from "../../../simulator/index.js";
-import { startWithClonedVm, type TestClient } from "../support/client.js";
+import { data, startWithClonedVm, type TestClient } from "../support/client.js";
 
 let sim: Simulator;
 let api: TestClient;
@@ -27,6 +27,29 @@ describe("routes/passthrough-privileges", () => {
     ]);
     const usb = await api.putConfig("pve1", 100, { usb0: "host=1050:0407" });
     expect(usb.statusText).toBe("only root can set 'usb0' config for real devices");
+  });
+
+  it("lets root@pam's password login set raw host ids", async () => {
+    ({ sim, api } = await startWithClonedVm());
+    const anon = api.withToken("");
+    const login = data(
+      await anon.call("POST", "/access/ticket", {
+        username: "root@pam",
+        password: sim.rootPassword,
+      }),
+    ) as { ticket: string; CSRFPreventionToken: string };
+    const res = await anon.call(
+      "PUT",
+      "/nodes/pve1/qemu/100/config",
+      { hostpci0: "0000:01:00.0,pcie=1", usb0: "host=1050:0407" },
+      {
+        cookie: `PVEAuthCookie=${encodeURIComponent(login.ticket)}`,
+        CSRFPreventionToken: login.CSRFPreventionToken,
+      },
+    );
+    expect(res.status).toBe(200);
+    expect(await api.vmConfig("pve1", 100)).toMatchObject({ hostpci0: "0000:01:00.0,pcie=1" });
+    await anon.close();
   });
 
   it("lets a token set a mapped device only with Mapping.Use on the mapping", async () => {

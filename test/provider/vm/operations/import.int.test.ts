@@ -125,7 +125,7 @@ describe("import (over HTTP)", () => {
     const imported = await importVm(ctx, 6002);
     expect(imported.inputs).toEqual({ memory: 512, started: false });
     expect(imported.notes.join("\n")).toMatch(
-      /agent: left out, since adopting it would write agent=1; the VM has agent=0/,
+      /agent: left out, so the VM keeps agent=0: the input would write agent=1\./,
     );
   });
 
@@ -135,7 +135,7 @@ describe("import (over HTTP)", () => {
     sim.clearRequestLog();
     await expect(importVm(ctx, 6999)).rejects.toThrow(/VM 6999 does not exist in the cluster/);
     await expect(importVm(ctx, 9000)).rejects.toThrow(
-      /VM 9000 on pve1 is a template; import declares VMs. A ProxmoxVm clones it with template: 9000/,
+      /VM 9000 on pve1 is a template: import declares VMs \(a ProxmoxVm clones it with `template: 9000`\)/,
     );
     await expect(importVm(ctx, 6003)).rejects.toThrow(
       /VM 6003 on pve1 is managed by resource web of stack ops\/prod/,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { checkVm } from "../../../../provider/vm/operations/check";
 import {
   formatCpu,
   formatMemory,
@@ -67,5 +68,34 @@ describe("formatMemory and readMemory", () => {
       sizeMiB: 4096,
       shares: 1000,
     });
+  });
+});
+
+describe("cpu.affinity and cpu.units", () => {
+  const check = (cpu: unknown) =>
+    checkVm(
+      {},
+      { identity: { project: "p", stack: "s", name: "n" }, node: "pve1", template: 9000, cpu },
+    ).failures.map((f) => [f.property, f.reason]);
+
+  it("writes the host CPU set as PVE's affinity and reads it back as written", () => {
+    expect(formatCpu({ affinity: "0-3,8" })).toEqual({ affinity: "0-3,8" });
+    expect(readCpu({ affinity: "0-3,8" }, { affinity: "0-3,8" })).toEqual({ affinity: "0-3,8" });
+  });
+
+  it("refuses a CPU set PVE cannot parse and a range that goes down, naming the sub-input", () => {
+    expect(check({ affinity: "0-3;8" })).toEqual([
+      ["cpu.affinity", 'must be host CPU numbers and ranges, e.g. "0-3,8"'],
+    ]);
+    expect(check({ affinity: "5-2" })).toEqual([
+      ["cpu.affinity", "each range must go up, e.g. 2-5"],
+    ]);
+  });
+
+  it("refuses a weight above what cgroup v2 keeps, which would read back as drift", () => {
+    expect(check({ units: 10_000 })).toEqual([]);
+    expect(check({ units: 10_001 })).toEqual([
+      ["cpu.units", "at most 10000: PVE clamps a larger weight to 10000 on cgroup v2"],
+    ]);
   });
 });

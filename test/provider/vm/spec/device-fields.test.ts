@@ -98,3 +98,28 @@ describe("rng", () => {
     expect(waitingKeys(["rng0"], news, seen, { hotplug: "1" })).toEqual(["rng0"]);
   });
 });
+
+describe("audio", () => {
+  it("is refused by check with a device PVE does not emulate, naming it", () => {
+    const failures = checkVm({}, { ...base, audio: { device: "sb16" } }).failures;
+    expect(failures.map((f) => f.property)).toEqual(["audio.device"]);
+  });
+
+  it("writes audio0 with PVE's default driver, and reads it back with the default filled in", () => {
+    const inputs = checked({ audio: { device: "ich9-intel-hda" } });
+    expect(configChanges({}, inputs, seen)).toMatchObject({
+      audio0: "device=ich9-intel-hda,driver=spice",
+    });
+    const config = { audio0: "device=ich9-intel-hda" };
+    expect(configChanges(config, inputs, seen)).not.toHaveProperty("audio0");
+    expect(observedInputs({ config, ...running }, undefined, inputs)["audio"]).toEqual({
+      device: "ich9-intel-hda",
+      driver: "spice",
+    });
+  });
+
+  it("is changed in place, and a running VM takes it at its next reboot", () => {
+    const news = checked({ audio: { device: "AC97", driver: "none" } });
+    expect(waitingKeys(["audio0"], news, seen, { hotplug: "1" })).toEqual(["audio0"]);
+  });
+});

@@ -74,8 +74,8 @@ describe("importedInputs", () => {
     );
     expect(inputs.networks).toBeUndefined();
     expect(notes).toEqual([
-      'networks: left out, as the input does not take the VM\'s [{"model":"e1000e","bridge":"vmbr0"}]: ' +
-        'networks[0].model Invalid option: expected one of "virtio"|"e1000"|"rtl8139"|"vmxnet3".',
+      'networks: left out, so the VM keeps [{"model":"e1000e","bridge":"vmbr0"}]: ' +
+        'networks[0].model: Invalid option: expected one of "virtio"|"e1000"|"rtl8139"|"vmxnet3".',
     ]);
   });
 
@@ -83,7 +83,7 @@ describe("importedInputs", () => {
     const { inputs, notes } = importedInputs(vmWith({ bios: "ovmf" }));
     expect(inputs.bios).toBeUndefined();
     expect(notes.join("\n")).toMatch(
-      /^bios: left out, as the input does not take the VM's "ovmf" here: bios "ovmf" needs an EFI disk/,
+      /^bios: left out, so the VM keeps "ovmf": bios "ovmf" needs an EFI disk/,
     );
   });
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { checkVm } from "../../../../provider/vm/operations/check";
+import { configChanges, waitingKeys } from "../../../../provider/vm/spec/apply";
 import {
   formatHotplug,
   formatStartup,
@@ -39,5 +41,24 @@ describe("readFlag", () => {
   it("reads 1 as on and an absent key as PVE's default, off", () => {
     expect(readFlag({ onboot: 1 }, "onboot")).toBe(true);
     expect(readFlag({}, "protection")).toBe(false);
+  });
+});
+
+describe("hookscript", () => {
+  const base = { identity: { project: "p", stack: "s", name: "n" }, node: "pve1", template: 9000 };
+
+  it("is refused unless it names a snippet volume", () => {
+    const failures = checkVm({}, { ...base, hookscript: "local:iso/hook.pl" }).failures;
+    expect(failures).toEqual([
+      { property: "hookscript", reason: 'must be a snippet volume, e.g. "local:snippets/hook.pl"' },
+    ]);
+  });
+
+  it("is written as PVE's hookscript, which a running VM takes at once", () => {
+    const { inputs } = checkVm({}, { ...base, hookscript: "local:snippets/hook.pl" });
+    expect(configChanges({}, inputs, { macs: {} })).toMatchObject({
+      hookscript: "local:snippets/hook.pl",
+    });
+    expect(waitingKeys(["hookscript"], inputs, { macs: {} }, {})).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
  * running VM keeps a change under `/pending` (USB hot-plug needs `hotplug` to list `usb`).
  */
 import type { PropertyFormat } from "../http/property-string.js";
-import type { PveVersion } from "../model/versions.js";
+import type { PveVersion } from "./versions.js";
 
 const PCI_ID = /(?:[a-f0-9]{4,}:)?[a-f0-9]{2}:[a-f0-9]{2}(?:\.[a-f0-9])?/;
 const PCI_LIST = new RegExp(`^${PCI_ID.source}(?:;${PCI_ID.source})*$`);
