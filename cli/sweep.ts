@@ -1,8 +1,9 @@
 /**
  * `pulumi-proxmox sweep`: lists the VMs, seed ISOs, templates and downloaded images that carry
  * this package's mark but that no given stack's state owns — the leftovers of killed runs or lost
- * state — and the snapshots a killed protected update left on owned VMs, and, with `--apply`, removes them with the provider's own ordered deletes: VMs first
- * (stop → seeds → destroy), then templates (refused while linked clones exist), then images and
+ * state — and the snapshots a killed protected update left on owned VMs, and, with `--apply`,
+ * removes them with the provider's own ordered deletes: snapshots, VMs (stop → seeds →
+ * destroy), then templates (refused while linked clones exist), then images and
  * seeds nothing references. A VM or template without the mark, or whose identity a given state
  * holds, is never touched.
  */

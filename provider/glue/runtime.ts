@@ -52,7 +52,8 @@ export function context(): Promise<OperationContext> {
 /**
  * check, then — when the inputs pass and name a new node or new bridges — each NIC's bridge
  * looked up on the node (vm/steps/bridges.ts), so a preview refuses a bridge PVE would only
- * refuse at the VM's start.
+ * refuse at the VM's start; and under `rollbackOnFailure`, what PVE cannot snapshot
+ * (vm/rollback/preview.ts).
  *
  * The engine stores the inputs as the program wrote them, not as `check` resolves them: with the
  * program run (`preview --refresh --run-program`, as `pulumi-proxmox drift` runs it), the engine
@@ -79,28 +80,21 @@ export async function check(olds: Props, news: Props) {
     ...(await hostDeviceFailures(context, before, result.inputs)),
     ...(await rootOnlyFailures(context, before, result.inputs)),
   ];
+  // A VM the stack has, under rollbackOnFailure: what PVE cannot snapshot is refused here.
+  if (
+    Object.keys(olds).length > 0 &&
+    (result.inputs["rollbackOnFailure"] ?? false) !== false &&
+    !containsUnknown(result.inputs)
+  ) {
+    const { previewRollback } = await import("../vm/rollback/preview.js");
+    const ctx = await context().catch(() => undefined);
+    if (ctx) failures.push(...(await previewRollback(ctx, result.inputs as ResolvedInputs)));
+  }
   return { inputs: { ...news }, failures: forEngine(failures) };
 }
 
-/**
- * diff, then — when the VM changes in place under `rollbackOnFailure` — the refusals of what PVE
- * cannot snapshot or do while a snapshot exists (vm/rollback/preview.ts), before anything is
- * written.
- */
 export async function diff(_id: string, olds: Props, news: Props) {
-  const inputs = checkVm({}, news).inputs;
-  const result = diffVm(olds, inputs);
-  if (
-    result.changes &&
-    result.replaces.length === 0 &&
-    (inputs["rollbackOnFailure"] ?? false) !== false &&
-    !containsUnknown(inputs)
-  ) {
-    const { previewRollback } = await import("../vm/rollback/preview.js");
-    // A config that cannot connect is reported by the update that needs the connection.
-    const ctx = await context().catch(() => undefined);
-    if (ctx) await previewRollback(ctx, parseVmState(olds), inputs as ResolvedInputs);
-  }
+  const result = diffVm(olds, checkVm({}, news).inputs);
   return {
     changes: result.changes,
     replaces: result.replaces,

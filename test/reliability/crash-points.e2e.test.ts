@@ -18,8 +18,9 @@ import {
  * docs/known-limits.md. The bench keeps that point.) A template create killed after its VM
  * create request (the import task running, the VM locked `create`), and a create on another node
  * than its node-local template killed after the migration request, and an adoption killed after
- * its one config write (the program's settings and the mark) (each is one engine run: no clean
- * run first).
+ * its one config write (the program's settings and the mark), and a protected update
+ * (`rollbackOnFailure`) killed after its snapshot request, which the recovery finishes under that
+ * snapshot and then deletes (each is one engine run: no clean run first).
  */
 const SAMPLE: Partial<Record<Operation, { patterns: RegExp[]; last: boolean }>> = {
   create: { patterns: [/^POST .*\/clone$/], last: true },
@@ -28,6 +29,7 @@ const SAMPLE: Partial<Record<Operation, { patterns: RegExp[]; last: boolean }>> 
   "template-create": { patterns: [/^POST \/nodes\/\{node\}\/qemu$/], last: false },
   "cross-node-create": { patterns: [/^POST .*\/migrate$/], last: false },
   adopt: { patterns: [/^POST .*\/qemu\/\{vmid\}\/config$/], last: false },
+  "protected-update": { patterns: [/^POST .*\/qemu\/\{vmid\}\/snapshot$/], last: false },
 };
 
 /**

@@ -1,50 +1,55 @@
 /**
- * The preview of a protected update, run by `diff` when `rollbackOnFailure` is on and the VM is
- * changed in place: what PVE cannot snapshot, or refuses to do while the snapshot exists, fails
- * the preview (and the `up`) before anything is written, naming the input, the disk and its
- * storage. Costs two reads: the VM's config and its node's storages. An unreachable cluster is
- * left to the update, which checks the same before its snapshot.
+ * The preview of a protected update, run by `check` for a resource the stack has when
+ * `rollbackOnFailure` is on: what PVE cannot snapshot, or refuses to do while the snapshot exists,
+ * becomes a check failure naming the input, the disk and its storage, so the preview and the `up`
+ * fail before anything is written. `check` runs only with the program (never for a refresh's
+ * diff, whose inputs are the stored ones). Costs three reads: the cluster's VM listing (shared by
+ * the resources of the run), the VM's config and its node's storages. Anything else that fails
+ * (the cluster unreachable, the VM gone, a plan check refuses) is met again by the update, which
+ * checks the same before its snapshot.
  */
+import type { CheckFailure } from "../../inputs/check-failure";
 import type { OperationContext } from "../../pve/context";
-import { PermanentError, isPermanent } from "../../pve/errors";
 import { adoptedVmid } from "../operations/check-adopt";
 import { planDisks } from "../steps/disk-step";
-import { namingFromState, withDefaults, type ResolvedInputs } from "../steps/resolved-inputs";
-import type { VmState } from "../state/vm-state";
+import {
+  adoptionNaming,
+  namingOf,
+  withDefaults,
+  type ResolvedInputs,
+} from "../steps/resolved-inputs";
 import { disruptionsOf } from "./disruption";
 import { rollbackSettings } from "./protect";
 import { snapshotRefusals } from "./refusals";
 
 export async function previewRollback(
   ctx: OperationContext,
-  olds: VmState,
   news: ResolvedInputs,
-): Promise<void> {
-  if (rollbackSettings(news.rollbackOnFailure) === undefined) return;
-  const vm = { node: olds.currentNode, vmid: olds.vmid };
-  const adopted = adoptedVmid(news) === vm.vmid;
-  const desired = adopted ? news : withDefaults(news);
-  let failures;
+): Promise<CheckFailure[]> {
+  if (rollbackSettings(news.rollbackOnFailure) === undefined) return [];
+  const adopted = adoptedVmid(news);
   try {
+    const row = (await ctx.api.clusterVms()).find(
+      (vm) =>
+        vm.type === "qemu" &&
+        vm.template !== true &&
+        (adopted === undefined ? vm.name === namingOf(news).vmName : vm.vmid === adopted),
+    );
+    if (row === undefined) return [];
+    const vm = { node: row.node, vmid: row.vmid };
+    const naming = adopted === undefined ? namingOf(news) : adoptionNaming(news, row.name);
+    const desired = adopted === undefined ? withDefaults(news) : news;
     const known = await ctx.api.vmPending(vm.node, vm.vmid);
-    const naming = namingFromState(olds, news);
-    if (disruptionsOf({ vm, known, desired, naming, adopted }).length === 0) return;
-    failures = snapshotRefusals({
+    const plan = { vm, known, desired, naming, adopted: adopted !== undefined };
+    if (disruptionsOf(plan).length === 0) return [];
+    return snapshotRefusals({
       vm,
       config: known.config,
       storages: await ctx.api.nodeStorages(vm.node),
       desired,
       work: planDisks(vm, known.config, desired),
     });
-  } catch (error) {
-    // A refusal of the plan itself (a shrink) is check's; anything else is met by the update.
-    if (isPermanent(error) && error.code !== "NOT_FOUND") throw error;
-    return;
+  } catch {
+    return [];
   }
-  if (failures.length === 0) return;
-  throw new PermanentError(
-    "UNSUPPORTED",
-    failures.map((failure) => `${failure.property}: ${failure.reason}`).join("\n"),
-    vm,
-  );
 }

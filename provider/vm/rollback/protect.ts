@@ -111,6 +111,7 @@ async function takeIfDisruptive(
     ctx.progress(
       `${label}: finishing the update an interrupted run left under snapshot ${left.name}`,
     );
+    ctx.progress(`${label}: applying`);
     return { vm, name: left.name, wasRunning, before: known.config };
   }
   const reasons = disruptionsOf({
@@ -136,7 +137,11 @@ async function takeIfDisruptive(
     );
   }
   // The update is named by what it changes, never by the values (cloud-init may hold secrets).
-  const name = updateSnapshotName({ identity: update.naming.identity, reasons }, Date.now());
+  const name = updateSnapshotName(
+    { identity: update.naming.identity, reasons },
+    Date.now(),
+    new Set(listed.snapshots.map((snapshot) => snapshot.name)),
+  );
   ctx.progress(`${label}: the update is disruptive: ${reasons.join(", ")}`);
   try {
     const request = {

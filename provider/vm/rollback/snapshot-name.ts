@@ -1,7 +1,7 @@
 /**
  * How the snapshots `rollbackOnFailure` takes are named and told apart, so that a later run (or
  * `sweep`) finds one a killed run left: the name is this package's prefix, a hash of the update
- * (the VM's identity and what the update changes) and the second it was taken; the description says whether it still
+ * (the VM's identity and what the update changes) and the millisecond it was taken; the description says whether it still
  * protects an update in progress or is one `keep` holds after the update succeeded.
  *
  * PVE's snapshot names (qemu-server's `pve-snapshot-name`, pve-common's `pve-configid` format):
@@ -22,10 +22,19 @@ export const IN_PROGRESS =
 export const KEPT =
   "pulumi-proxmox: the state before an update that succeeded (kept by rollbackOnFailure.keep)";
 
-/** `pp-update-<8 hex of the update>-<seconds, base 36>`: 25 characters. */
-export function updateSnapshotName(update: unknown, takenAtMs: number): string {
+/**
+ * `pp-update-<8 hex of the update>-<milliseconds, base 36>`: 27 characters. A name the VM has
+ * already (two updates in one millisecond) is not taken: the next millisecond's is.
+ */
+export function updateSnapshotName(
+  update: unknown,
+  takenAtMs: number,
+  taken: ReadonlySet<string> = new Set(),
+): string {
   const hash = createHash("sha256").update(canonical(update)).digest("hex").slice(0, 8);
-  return `${UPDATE_SNAPSHOT_PREFIX}${hash}-${Math.floor(takenAtMs / 1000).toString(36)}`;
+  let at = takenAtMs;
+  while (taken.has(`${UPDATE_SNAPSHOT_PREFIX}${hash}-${at.toString(36)}`)) at++;
+  return `${UPDATE_SNAPSHOT_PREFIX}${hash}-${at.toString(36)}`;
 }
 
 /** Whether this package took the snapshot before an update. */

@@ -18,12 +18,18 @@ describe("updateSnapshotName", () => {
     expect(name.length).toBeLessThanOrEqual(40);
   });
 
-  it("differs between two updates, and between two takes of one update a second apart", () => {
+  it("differs between two updates, and between two takes of one update a millisecond apart", () => {
     const one = { identity: "abc", reasons: ["cores waits for a reboot"] };
     const other = { identity: "abc", reasons: ["scsi0 grows from 4 to 6 GiB"] };
     const at = Date.UTC(2026, 0, 1);
     expect(updateSnapshotName(one, at)).not.toBe(updateSnapshotName(other, at));
-    expect(updateSnapshotName(one, at)).not.toBe(updateSnapshotName(one, at + 1000));
+    expect(updateSnapshotName(one, at)).not.toBe(updateSnapshotName(one, at + 1));
+  });
+
+  it("passes over a name the VM has already", () => {
+    const one = { identity: "abc", reasons: ["cores waits for a reboot"] };
+    const first = updateSnapshotName(one, 0);
+    expect(updateSnapshotName(one, 0, new Set([first]))).toBe(updateSnapshotName(one, 1));
   });
 });
 
