@@ -1,8 +1,9 @@
 /** The last wait of `converge`: the guest agent reporting an address on the VM's first NIC. */
 import type { GuestInterface } from "../../pve/api/proxmox-api";
 import type { OperationContext } from "../../pve/context";
-import { TransientError, hasCode, vmLabel } from "../../pve/errors";
+import { PermanentError, TransientError, hasCode, isProxmoxError, vmLabel } from "../../pve/errors";
 import { pollUntil, proportional } from "../../pve/poll";
+import { typeOfUpid } from "../../pve/upid";
 import { ownAddresses } from "../state/guest-addresses";
 import type { VmLocation } from "./vm-location";
 
@@ -55,6 +56,7 @@ export async function waitForAddress(
       } catch (error) {
         // Before boot the agent is not running: that is the wait, not a failure.
         if (!hasCode(error, "UNAVAILABLE") && !hasCode(error, "SERVER")) throw error;
+        if (vmNotRunning(error)) await failedStart(ctx, vm);
       }
       notYetMs = elapsedMs;
       return undefined;
@@ -85,4 +87,33 @@ export async function waitForAddress(
     `VM ${vm.vmid} on ${vm.node}: guest agent reports ${found.address} after ${waited} s`,
   );
   return found.interfaces;
+}
+
+/**
+ * PVE's agent routes die `VM <vmid> is not running` for a stopped VM (qemu-server's
+ * PVE/QemuServer/Agent.pm `assert_agent_available`), unlike `QEMU guest agent is not running`
+ * for a booting guest.
+ */
+function vmNotRunning(error: unknown): boolean {
+  if (!isProxmoxError(error)) return false;
+  return /^VM \d+ (is )?not running/.test(error.context.pveMessage ?? error.message);
+}
+
+/**
+ * A stopped VM whose newest finished task is a failed start stays stopped: a reboot's start (run
+ * by `qm cleanup` once the guest is down) failed, and no answer will come within the budget.
+ * Any other stopped VM (between a reboot's shutdown and its start) is still waited for.
+ */
+async function failedStart(ctx: OperationContext, vm: VmLocation): Promise<void> {
+  const [last] = await ctx.api.nodeTasks(vm.node, { source: "archive", vmid: vm.vmid, limit: 1 });
+  if (last === undefined || typeOfUpid(last.upid) !== "qmstart") return;
+  if (last.status === undefined || last.status === "OK" || last.status.startsWith("WARNINGS"))
+    return;
+  throw new PermanentError(
+    "TASK_FAILED",
+    `${vmLabel(vm)}: the VM is not running, so the guest agent will not answer: its start ` +
+      `task failed: ${last.status}. Fix the cause (the task's log on ${vm.node} says more), ` +
+      "then run `pulumi up` again.",
+    { ...vm, upid: last.upid, pveMessage: last.status },
+  );
 }
