@@ -66,9 +66,15 @@ export function snapshotRefusals(facts: RefusalFacts): CheckFailure[] {
   return [...unsnapshottable(facts), ...newUnsnapshottable(facts), ...refusedWork(facts)];
 }
 
-const FIX =
-  "Put it on a storage PVE snapshots (lvmthin, zfspool, rbd, or a qcow2 volume on a directory " +
-  "storage), or remove rollbackOnFailure; nothing was written.";
+const SNAPSHOTTING = "lvmthin, zfspool, rbd, or a qcow2 volume on a directory storage";
+
+const FIX = `Put it on a storage PVE snapshots (${SNAPSHOTTING}), or remove rollbackOnFailure; nothing was written.`;
+
+/** A disk the VM has already: moving it is itself refused under rollbackOnFailure. */
+const MOVE_FIX =
+  `Move it to a storage PVE snapshots (${SNAPSHOTTING}) in an \`up\` with rollbackOnFailure ` +
+  "off (a move is refused while it is on), then turn it back on; or remove rollbackOnFailure; " +
+  "nothing was written.";
 
 /** The VM's disks (not CD-ROMs) on a storage that cannot snapshot them. */
 function unsnapshottable({ vm, config, storages }: RefusalFacts): CheckFailure[] {
@@ -87,7 +93,7 @@ function unsnapshottable({ vm, config, storages }: RefusalFacts): CheckFailure[]
           property: "rollbackOnFailure",
           reason:
             `disk ${key} of ${vmLabel(vm)} is a ${format} volume on storage ${storage} (${type}), ` +
-            `which PVE cannot snapshot, so the update could not be rolled back. ${FIX}`,
+            `which PVE cannot snapshot, so the update could not be rolled back. ${MOVE_FIX}`,
         },
       ];
     });

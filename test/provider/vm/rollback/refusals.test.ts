@@ -83,7 +83,9 @@ describe("snapshotRefusals", () => {
     expect(found[1]?.reason).toMatch(
       /^disk scsi1 of VM 100 on pve1 is a raw volume on storage thick \(lvm\)/,
     );
-    expect(found[1]?.reason).toMatch(/remove rollbackOnFailure; nothing was written\.$/);
+    expect(found[1]?.reason).toMatch(
+      /Move it to a storage PVE snapshots \(.*\) in an `up` with rollbackOnFailure off \(a move is refused while it is on\), then turn it back on; or remove rollbackOnFailure; nothing was written\.$/,
+    );
   });
 
   it("names a new disk the update would put where PVE cannot snapshot it", () => {
