@@ -161,10 +161,18 @@ export async function connectionOf(
       ? `pass --stack to read a stack's \`proxmox:*\` config, or ${FLAGS}`
       : `read from stack ${from}'s config; ${FLAGS} take precedence`,
   );
-  return {
-    connection,
-    source: from === undefined ? "the flags and environment" : `stack ${from}'s config`,
-  };
+  return { connection, source: connectionSource(flags, from) };
+}
+
+/**
+ * Where the connection was read, as `doctor` and `sweep` head their output: a flag given beside
+ * `--stack` wins over the stack's config (e.g. `--endpoint` to sweep another cluster), and the
+ * heading says so rather than naming the stack's cluster.
+ */
+export function connectionSource(flags: ConnectionFlags, stack: string | undefined): string {
+  if (stack === undefined) return "the flags and environment";
+  const flagged = Object.values(flags).some((value) => value !== undefined);
+  return flagged ? `the flags over stack ${stack}'s config` : `stack ${stack}'s config`;
 }
 
 /** The flags over `config`'s settings, then the environment. */
