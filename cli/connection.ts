@@ -23,6 +23,16 @@ export interface ConnectionFlags {
   readonly insecure?: boolean | undefined;
 }
 
+/** The connection flags among a command's parsed flags. */
+export function connectionFlags(values: ConnectionFlags): ConnectionFlags {
+  return {
+    endpoint: values.endpoint,
+    "api-token-file": values["api-token-file"],
+    "ca-cert": values["ca-cert"],
+    insecure: values.insecure,
+  };
+}
+
 /** The stack config's login settings, which a --api-token-file flag replaces whole. */
 const STACK_LOGIN_KEYS: ReadonlySet<string> = new Set([
   "proxmox:apiToken",

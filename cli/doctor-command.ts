@@ -4,7 +4,7 @@
  */
 import { TEMPLATE_STORAGE_DEFAULTS } from "../provider/entry";
 import { CONNECTION_FLAGS, CONNECTION_HELP, parseFlags, type Io } from "./args";
-import { connectionOf } from "./connection";
+import { connectionFlags, connectionOf } from "./connection";
 import { doctor, type DoctorReport } from "./doctor";
 import type { ResourceMappingUse } from "./doctor-privileges";
 import { UsageError, writeReport, type ExitCode } from "./report";
@@ -112,12 +112,7 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
     );
   }
   const { connection, source } = await connectionOf(
-    {
-      endpoint: values.endpoint,
-      "api-token-file": values["api-token-file"],
-      "ca-cert": values["ca-cert"],
-      insecure: values.insecure,
-    },
+    connectionFlags(values),
     stacks,
     process.env,
     values.provider,

@@ -10,7 +10,7 @@
 import { connect, type ConnectionConfig } from "../provider/entry";
 import { CONNECTION_FLAGS, CONNECTION_HELP, parseFlags, type Io } from "./args";
 import type { StackSelection } from "./automation";
-import type { ConnectionFlags } from "./connection";
+import { connectionFlags } from "./connection";
 import { UsageError, writeReport, type ExitCode } from "./report";
 import { deleteOrphans, listOrphans } from "./sweep-apply";
 import { clusterLabel, sweepClusters, type SweepCluster } from "./sweep-clusters";
@@ -176,12 +176,7 @@ export async function sweepCommand(argv: readonly string[], io: Io): Promise<Exi
   if (stacks.length === 0 && (values["state-file"]?.length ?? 0) === 0) {
     throw new UsageError(NO_STATE);
   }
-  const flags: ConnectionFlags = {
-    endpoint: values.endpoint,
-    "api-token-file": values["api-token-file"],
-    "ca-cert": values["ca-cert"],
-    insecure: values.insecure,
-  };
+  const flags = connectionFlags(values);
   const sources = { stacks, stateFiles: values["state-file"] };
   const states = await readStates(sources);
   const clusters = await sweepClusters(flags, stacks, states, process.env, values.provider);

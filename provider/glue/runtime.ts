@@ -23,7 +23,7 @@ import { adoptedVmid } from "../vm/operations/check-adopt";
 import { diffVm } from "../vm/operations/diff";
 import { readVm } from "../vm/operations/read";
 import type { ResolvedInputs } from "../vm/steps/resolved-inputs";
-import { parseVmState } from "../vm/state/vm-state";
+import { parseVmState, type VmState } from "../vm/state/vm-state";
 
 type Props = Record<string, unknown>;
 
@@ -74,9 +74,11 @@ export async function check(olds: Props, news: Props) {
   const { bridgeFailures } = await import("../vm/steps/bridges.js");
   const before = Object.keys(olds).length === 0 ? olds : checkVm({}, olds).inputs;
   const { hostDeviceFailures } = await import("../vm/steps/host-devices.js");
+  const { rootOnlyFailures } = await import("../vm/steps/root-only.js");
   const failures = [
     ...(await bridgeFailures(context, before, result.inputs)),
     ...(await hostDeviceFailures(context, before, result.inputs)),
+    ...(await rootOnlyFailures(context, before, result.inputs)),
   ];
   // A VM the stack has, under rollbackOnFailure: what PVE cannot snapshot is refused here.
   if (
@@ -104,8 +106,14 @@ export async function create(inputs: Props) {
   const { createVm } = await import("../vm/operations/create.js");
   const ctx = await context();
   const state = await createVm(ctx, resolved(inputs), providerOf(inputs));
-  return { id: String(state.vmid), outs: wire({ ...providerOf(inputs), ...state }) };
+  return { id: String(state.vmid), outs: wire({ ...providerOf(inputs), ...stored(state) }) };
 }
+
+/**
+ * The state as the next read parses it (stored defaults filled, e.g. an adopted VM's `agent`), so
+ * a refresh never reports a value that only the parse added as "changed outside Pulumi".
+ */
+const stored = (state: VmState): VmState => parseVmState(state);
 
 export async function read(id: string, props: Props) {
   const ctx = await context();
@@ -118,7 +126,7 @@ export async function update(_id: string, olds: Props, news: Props) {
   const { updateVm } = await import("../vm/operations/update.js");
   const ctx = await context();
   const state = await updateVm(ctx, parseVmState(olds), resolved(news), providerOf(news));
-  return { outs: wire({ ...providerOf(news), ...state }) };
+  return { outs: wire({ ...providerOf(news), ...stored(state) }) };
 }
 
 export async function remove(_id: string, props: Props): Promise<void> {

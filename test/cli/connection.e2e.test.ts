@@ -56,7 +56,9 @@ describe("doctor and sweep connect as the stack's provider does", () => {
     try {
       const doctor = await runBin(["doctor", "--stack", "dev", "--template", "9000"], dir, env);
       expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
-      expect(doctor.stdout).toContain(`pulumi-proxmox doctor: ${sim.url} as root@pam\n`);
+      expect(doctor.stdout).toContain(
+        `pulumi-proxmox doctor: ${sim.url} as root@pam (stack dev's config)\n`,
+      );
       expect(doctor.stdout).toMatch(/ok\s+user root@pam\s+accepted/);
       const sweep = await runBin(["sweep", "--stack", "dev"], dir, env);
       expect(sweep.code, sweep.stdout + sweep.stderr).toBe(0);

@@ -104,9 +104,14 @@ describe("pulumi-proxmox import, pasted into a program, through the real engine"
     }
   });
 
-  it("finds no drift afterwards", async () => {
+  it("finds no drift afterwards: the engine's and the CLI's checks are both clean", async () => {
     sim.clearRequestLog();
     expectSuccess(await stack.pulumi(["preview", "--refresh", "--expect-no-changes"]));
+    const drift = await runBin(["drift", "--stack", "dev"], dir, engine.env);
+    expectSuccess(drift);
+    // Nothing the refresh reads back differs from what up stored (an agent, say).
+    expect(drift.stdout).toMatch(/No drift/);
+    expect(drift.stdout).not.toMatch(/→/);
     expect(writes()).toEqual([]);
   });
 

@@ -194,6 +194,7 @@ const CPU_KEYS = [
   ["numa", "numa"],
   ["units", "cpuunits"],
   ["limit", "cpulimit"],
+  ["affinity", "affinity"],
 ] as const;
 
 /** `memory` asking for what the VM's config sets: the MiB alone, or the full form. */

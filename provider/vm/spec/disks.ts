@@ -283,6 +283,10 @@ export function probeDisks({ config }: ObservedVm): DiskInputs[] | undefined {
         storage: storageOf(drive),
         sizeGiB: 0,
         ...Object.fromEntries(options.map((name) => [name, OPTIONS[name].read(undefined)])),
+        ...(optionOf(drive, "aio") === undefined ? {} : { aio: AIO_MODES[0] }),
+        ...(IO_LIMIT_OPTIONS.some((option) => optionOf(drive, option) !== undefined)
+          ? { ioLimits: {} }
+          : {}),
       };
     });
   return disks.length === 0 ? undefined : disks;

@@ -15,6 +15,7 @@ import { PermanentError, isPermanent } from "../../pve/errors";
 import { isLinked } from "../identity";
 import { assertBridges } from "./bridges";
 import { assertHostDevices } from "./host-devices";
+import { assertRootOnly } from "./root-only";
 import type { ResolvedInputs } from "./resolved-inputs";
 import { resolveTemplate, type ResolvedTemplate } from "./resolve-template";
 
@@ -73,6 +74,7 @@ export async function preflight(ctx: OperationContext, inputs: ResolvedInputs): 
   }
   await assertBridges(ctx, inputs);
   await assertHostDevices(ctx, inputs);
+  assertRootOnly(ctx, inputs as unknown as Readonly<Record<string, unknown>>);
 
   let template: ResolvedTemplate;
   try {

@@ -6,6 +6,7 @@ import {
   restartingDisks,
   type DiskInputs,
 } from "../../../../provider/vm/spec/disks";
+import { importedInputs } from "../../../../provider/vm/spec/import";
 
 const base = {
   identity: { project: "infra", stack: "dev", name: "db" },
@@ -125,5 +126,20 @@ describe("restartingDisks with I/O options", () => {
   it("names a disk whose aio changes: vmconfig_update_disk keeps that pending", () => {
     const set = { scsi0: "local-lvm:vm-120-disk-0,iothread=1,size=20G,aio=native" };
     expect(restartingDisks(config, set, [])).toEqual(["scsi0"]);
+  });
+});
+
+describe("importedInputs with I/O options", () => {
+  it("imports a disk's aio and limits as the VM has them", () => {
+    const vm = { config: { sata1: `${config.sata1},aio=threads` }, running: true };
+    expect(importedInputs(vm).inputs.disks).toEqual([
+      {
+        interface: "sata1",
+        storage: "local-lvm",
+        sizeGiB: 50,
+        aio: "threads",
+        ioLimits: { readMBps: 50, writeIops: 300 },
+      },
+    ]);
   });
 });
