@@ -20,9 +20,10 @@ npm run --silent lint
 # dist/ is fresh: the e2e global setup packs it without building again (see global-setup.ts).
 export PULUMI_PROXMOX_E2E_PREBUILT=1
 
-# The PVE 7 and 9 paths: the provider's calls and errors (http-api), doctor's per-release
-# privileges, the clone and observe steps, and one engine run that grows a disk and waits for
-# the guest agent. The simulator's own per-release behaviour is covered in the main run.
+# The PVE 7 and 9 paths: the provider's calls and errors (http-api), doctor's checks, the clone
+# and observe steps, and one engine run that grows a disk and waits for the guest agent. The
+# simulator's own per-release behaviour, and doctor's privilege table (which starts every release
+# itself), are covered in the main run.
 VERSION_MATRIX_FILES=(
   test/cli/doctor.int.test.ts
   test/provider/pve/api/http-api.int.test.ts

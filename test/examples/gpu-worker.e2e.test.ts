@@ -7,7 +7,7 @@ import { expectFailure, expectSuccess } from "../support/command-result";
 import { copyExample, run } from "./support";
 
 /**
- * examples/gpu-worker through the real engine: the issue's passthrough VM (a mapped GPU on q35's
+ * examples/gpu-worker through the real engine: a VM with every host-facing input (a mapped GPU on q35's
  * PCI Express bus, a mapped USB key, a virtiofs share, an RNG, a watchdog, disk I/O limits and a
  * trunked NIC, and with root@pam's password login a hookscript), the mappings made by the
  * example's own setup script over PVE's API.

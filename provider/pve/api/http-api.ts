@@ -1,58 +1,42 @@
 import { PveHttpClient, type HttpApiOptions } from "./http-client.js";
-import { multipartUpload } from "./multipart.js";
+import { defined } from "./http/form.js";
+import { HttpPartCalls } from "./http/part-calls.js";
 import type {
   ClusterNode,
   ClusterVm,
   CloneRequest,
   ConfigUpdate,
   CreateVmRequest,
-  DownloadUrlRequest,
   GuestInterface,
   MigrateDisks,
-  IsoUpload,
-  MappingType,
   MoveTarget,
-  NodeBridge,
-  NodeStorage,
   NodeVm,
-  NodeTask,
-  NodeTaskQuery,
   Permissions,
   PoolMembership,
   ProxmoxApi,
   ProxmoxVersion,
   PveParams,
-  SnapshotRequest,
-  ResourceMapping,
-  StorageVolume,
-  TaskLogLine,
-  TaskStatus,
   Upid,
   VmConfig,
   VmPendingConfig,
-  VmSnapshots,
   VmStatus,
 } from "./proxmox-api.js";
 import * as schemas from "./responses.js";
 
 export type { HttpApiOptions } from "./http-client.js";
 
-/** Drops undefined values so optional inputs are simply not sent. */
-function defined(params: Record<string, string | number | boolean | undefined>): PveParams {
-  const out: Record<string, string | number | boolean> = {};
-  for (const [key, value] of Object.entries(params)) if (value !== undefined) out[key] = value;
-  return out;
-}
-
 /**
  * The real {@link ProxmoxApi}: each call one request of {@link PveHttpClient} (PVE's JSON API
- * over undici, authenticated, parsed and classified there).
+ * over undici, authenticated, parsed and classified there). The cluster and VM calls are here;
+ * the other areas' calls live in `http/`, one part per area of the seam ({@link HttpPartCalls}).
  */
-export class HttpProxmoxApi implements ProxmoxApi {
+export class HttpProxmoxApi extends HttpPartCalls implements ProxmoxApi {
   readonly #http: PveHttpClient;
 
   constructor(options: HttpApiOptions | PveHttpClient) {
-    this.#http = options instanceof PveHttpClient ? options : new PveHttpClient(options);
+    const http = options instanceof PveHttpClient ? options : new PveHttpClient(options);
+    super(http);
+    this.#http = http;
   }
 
   /** A view of this client whose requests are cancelled by `signal`; it shares pool and login. */
@@ -85,24 +69,6 @@ export class HttpProxmoxApi implements ProxmoxApi {
 
   nodes(): Promise<readonly ClusterNode[]> {
     return this.#http.request("GET", ["nodes"], schemas.nodesSchema);
-  }
-
-  nodeStorages(node: string): Promise<readonly NodeStorage[]> {
-    return this.#http.request("GET", ["nodes", node, "storage"], schemas.nodeStoragesSchema);
-  }
-
-  nodeBridges(node: string): Promise<readonly NodeBridge[]> {
-    return this.#http.request("GET", ["nodes", node, "network"], schemas.nodeBridgesSchema, {
-      query: { type: "any_bridge" },
-    });
-  }
-
-  resourceMapping(type: MappingType, id: string): Promise<ResourceMapping> {
-    return this.#http.request(
-      "GET",
-      ["cluster", "mapping", type, id],
-      schemas.resourceMappingSchema,
-    );
   }
 
   async vmConfig(node: string, vmid: number): Promise<VmConfig> {
@@ -280,112 +246,6 @@ export class HttpProxmoxApi implements ProxmoxApi {
       ["nodes", node, "qemu", vmid, "agent", "network-get-interfaces"],
       schemas.agentInterfacesSchema,
     );
-  }
-
-  vmSnapshots(node: string, vmid: number): Promise<VmSnapshots> {
-    const path = ["nodes", node, "qemu", vmid, "snapshot"];
-    return this.#http.request("GET", path, schemas.vmSnapshotsSchema);
-  }
-
-  createSnapshot(node: string, vmid: number, request: SnapshotRequest): Promise<Upid> {
-    const { name: snapname, description, vmstate } = request;
-    return this.#http.request(
-      "POST",
-      ["nodes", node, "qemu", vmid, "snapshot"],
-      schemas.upidSchema,
-      {
-        form: defined({ snapname, description, vmstate }),
-      },
-    );
-  }
-
-  updateSnapshot(node: string, vmid: number, name: string, description: string): Promise<void> {
-    const path = ["nodes", node, "qemu", vmid, "snapshot", name, "config"];
-    return this.#http.request("PUT", path, schemas.nothingSchema, { form: { description } });
-  }
-
-  rollbackSnapshot(node: string, vmid: number, name: string, start: boolean): Promise<Upid> {
-    const path = ["nodes", node, "qemu", vmid, "snapshot", name, "rollback"];
-    return this.#http.request("POST", path, schemas.upidSchema, { form: start ? { start } : {} });
-  }
-
-  deleteSnapshot(node: string, vmid: number, name: string): Promise<Upid> {
-    const path = ["nodes", node, "qemu", vmid, "snapshot", name];
-    return this.#http.request("DELETE", path, schemas.upidSchema);
-  }
-
-  uploadIso(node: string, storage: string, iso: IsoUpload): Promise<Upid> {
-    return this.#http.request(
-      "POST",
-      ["nodes", node, "storage", storage, "upload"],
-      schemas.upidSchema,
-      {
-        upload: () => multipartUpload([["content", "iso"]], iso),
-        timeoutMs: this.#http.uploadTimeoutMs,
-      },
-    );
-  }
-
-  downloadUrl(request: DownloadUrlRequest): Promise<Upid> {
-    const form = defined({
-      url: request.url,
-      filename: request.filename,
-      content: request.content,
-      checksum: request.checksum?.value,
-      "checksum-algorithm": request.checksum?.algorithm,
-    });
-    return this.#http.request(
-      "POST",
-      ["nodes", request.node, "storage", request.storage, "download-url"],
-      schemas.upidSchema,
-      { form },
-    );
-  }
-
-  storageContent(
-    node: string,
-    storage: string,
-    content?: string,
-  ): Promise<readonly StorageVolume[]> {
-    return this.#http.request(
-      "GET",
-      ["nodes", node, "storage", storage, "content"],
-      schemas.storageContentSchema,
-      { query: defined({ content }) },
-    );
-  }
-
-  deleteVolume(node: string, storage: string, volid: string): Promise<Upid | null> {
-    return this.#http.request(
-      "DELETE",
-      ["nodes", node, "storage", storage, "content", volid],
-      schemas.optionalUpidSchema,
-    );
-  }
-
-  taskStatus(node: string, upid: Upid): Promise<TaskStatus> {
-    return this.#http.request(
-      "GET",
-      ["nodes", node, "tasks", upid, "status"],
-      schemas.taskStatusSchema,
-    );
-  }
-
-  nodeTasks(node: string, query: NodeTaskQuery): Promise<readonly NodeTask[]> {
-    return this.#http.request("GET", ["nodes", node, "tasks"], schemas.nodeTasksSchema, {
-      query: defined({ ...query }),
-    });
-  }
-
-  taskLog(
-    node: string,
-    upid: Upid,
-    start?: number,
-    limit?: number,
-  ): Promise<readonly TaskLogLine[]> {
-    return this.#http.request("GET", ["nodes", node, "tasks", upid, "log"], schemas.taskLogSchema, {
-      query: defined({ start, limit }),
-    });
   }
 }
 

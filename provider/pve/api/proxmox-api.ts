@@ -8,8 +8,16 @@
  * resolve with the task's UPID; waiting for it is `tasks/task-wait.ts`'s job, not the seam's.
  */
 
-/** A worker task id, e.g. `UPID:pve1:0021B19E:02328820:67CC7B42:qmclone:100:root@pam!ci:`. */
-export type Upid = string;
+import type { HostResourceCalls } from "./seam/host-resources.js";
+import type { SnapshotCalls } from "./seam/snapshots.js";
+import type { StorageCalls } from "./seam/storage.js";
+import type { TaskCalls, Upid } from "./seam/tasks.js";
+
+// The seam's parts, one module per area; callers import every type from here.
+export type * from "./seam/host-resources.js";
+export type * from "./seam/snapshots.js";
+export type * from "./seam/storage.js";
+export type * from "./seam/tasks.js";
 
 /** One row of `GET /cluster/resources?type=vm`. The listing lags real state (pvestatd). */
 export interface ClusterVm {
@@ -30,31 +38,6 @@ export interface ClusterNode {
   readonly node: string;
   /** `online`, `offline` or `unknown`. */
   readonly status: string;
-}
-
-export interface NodeStorage {
-  readonly storage: string;
-  readonly type: string;
-  /** Content types the storage accepts, e.g. `["images", "iso"]`. */
-  readonly content: readonly string[];
-  readonly shared: boolean;
-  readonly active: boolean;
-  readonly enabled: boolean;
-}
-
-/** A bridge a node's NICs can be plugged into: a Linux or OVS bridge, or an SDN vnet. */
-export interface NodeBridge {
-  readonly iface: string;
-  /** `bridge`, `OVSBridge` or `vnet`. */
-  readonly type: string;
-}
-
-export interface StorageVolume {
-  /** `local:iso/pp-0123abcd.iso` */
-  readonly volid: string;
-  readonly content: string;
-  readonly format?: string | undefined;
-  readonly size?: number | undefined;
 }
 
 /** A VM's config as PVE returns it: known keys are typed, everything else passes through. */
@@ -106,41 +89,6 @@ export interface GuestInterface {
   readonly ipAddresses: readonly { readonly address: string; readonly type: "ipv4" | "ipv6" }[];
 }
 
-export interface TaskStatus {
-  readonly upid: Upid;
-  readonly node: string;
-  /** `running` or `stopped`. */
-  readonly status: string;
-  /** `OK`, `WARNINGS: n`, or the error text; present once stopped. */
-  readonly exitstatus?: string | undefined;
-}
-
-/** One row of `GET /nodes/{node}/tasks`: a running task (`RUNNING`) or a finished one. */
-export interface NodeTask {
-  readonly upid: Upid;
-  /** `RUNNING` while active; once archived, the exit status (`OK`, `WARNINGS: n`, the error). */
-  readonly status?: string | undefined;
-}
-
-/** The `GET /nodes/{node}/tasks` filters a task wait uses (pve-manager `node_tasks`). */
-export interface NodeTaskQuery {
-  /** `active` lists running tasks, `archive` finished ones, `all` both (running first). */
-  readonly source: "active" | "archive" | "all";
-  /** Only tasks started at or after this UNIX time (seconds). */
-  readonly since?: number | undefined;
-  /** At most this many rows (PVE's default is 50). */
-  readonly limit?: number | undefined;
-  /** Only this guest's tasks. */
-  readonly vmid?: number | undefined;
-  /** Only tasks of this worker type, e.g. `qmrollback`. */
-  readonly typefilter?: string | undefined;
-}
-
-export interface TaskLogLine {
-  readonly n: number;
-  readonly t: string;
-}
-
 export interface CloneRequest {
   readonly node: string;
   /** The template's VMID. */
@@ -189,27 +137,6 @@ export interface ConfigUpdate {
   readonly digest?: string | undefined;
 }
 
-export interface IsoUpload {
-  readonly filename: string;
-  readonly bytes: Uint8Array;
-  /** Zero bytes the file ends with after `bytes` (an ISO's padding), sent without being held. */
-  readonly zeroTail?: number | undefined;
-}
-
-/** `POST /nodes/{node}/storage/{storage}/download-url`: PVE fetches `url` itself, in a task. */
-export interface DownloadUrlRequest {
-  readonly node: string;
-  /** A file-based storage with `content` among its content types. */
-  readonly storage: string;
-  readonly url: string;
-  /** The stored name; its extension must fit `content` (`import`: `.qcow2|.raw|.vmdk|.ova`). */
-  readonly filename: string;
-  readonly content: "import" | "iso";
-  /** PVE verifies it after the download and fails the task on a mismatch. */
-  readonly checksum?:
-    { readonly algorithm: "sha256" | "sha512"; readonly value: string } | undefined;
-}
-
 /** `POST /nodes/{node}/qemu`: a new VM from a config, e.g. a disk with `import-from`. */
 export interface CreateVmRequest {
   readonly node: string;
@@ -224,48 +151,11 @@ export interface ProxmoxVersion {
   readonly repoid: string;
 }
 
-/** One snapshot of a VM, as `GET …/snapshot` lists it (PVE's `current` row is not one). */
-export interface VmSnapshot {
-  readonly name: string;
-  /** Empty when none was given. */
-  readonly description: string;
-  /** UNIX seconds when it was taken. */
-  readonly snaptime?: number | undefined;
-  /** Whether it holds the RAM: a rollback to it resumes the VM. */
-  readonly vmstate: boolean;
-  readonly parent?: string | undefined;
-  /** `prepare` while a task takes it, `delete` while one removes it. */
-  readonly snapstate?: string | undefined;
-}
-
-/** A VM's snapshots and where its current state descends from. */
-export interface VmSnapshots {
-  readonly snapshots: readonly VmSnapshot[];
-  /** The snapshot the current state was taken after or rolled back to (the `current` row's parent). */
-  readonly parent?: string | undefined;
-}
-
-export interface SnapshotRequest {
-  /** PVE's snapshot name: a letter, then letters, digits, `_` or `-`; 2 to 40 characters. */
-  readonly name: string;
-  readonly description?: string | undefined;
-  /** Save a running VM's RAM too (PVE's `vmstate`). */
-  readonly vmstate?: boolean | undefined;
-}
-
-/** A cluster resource mapping's type: host PCI or USB devices, or host directories. */
-export type MappingType = "pci" | "usb" | "dir";
-
-/** `GET /cluster/mapping/<type>/<id>`: one property string per node entry (`node=pve1,…`). */
-export interface ResourceMapping {
-  readonly map: readonly string[];
-  readonly description?: string | undefined;
-}
-
 /** Effective privileges of the caller, per ACL path: `{"/vms/100": {"VM.Audit": 1}}`. */
 export type Permissions = Readonly<Record<string, Readonly<Record<string, number>>>>;
 
-export interface ProxmoxApi {
+/** The cluster and VM calls are here; the calls of the other areas come from their parts. */
+export interface ProxmoxApi extends HostResourceCalls, SnapshotCalls, StorageCalls, TaskCalls {
   version(): Promise<ProxmoxVersion>;
   permissions(): Promise<Permissions>;
 
@@ -278,19 +168,6 @@ export interface ProxmoxApi {
   invalidateClusterVms?(): void;
   nextVmid(): Promise<number>;
   nodes(): Promise<readonly ClusterNode[]>;
-  nodeStorages(node: string): Promise<readonly NodeStorage[]>;
-  /**
-   * GET /nodes/{node}/network?type=any_bridge: the bridges (and, where the release has SDN,
-   * the vnets) on the node that the token may see. From PVE 8.0 a bridge is listed only with
-   * SDN.Audit or SDN.Use on `/sdn/zones/localnetwork/<bridge>`, which using it needs anyway.
-   */
-  nodeBridges(node: string): Promise<readonly NodeBridge[]>;
-  /**
-   * GET /cluster/mapping/{type}/{id} (PVE 8.0+; `dir` 8.4+): a resource mapping and its node
-   * entries. Needs Mapping.Use, Mapping.Audit or Mapping.Modify on `/mapping/<type>/<id>`;
-   * NOT_FOUND when there is no such mapping.
-   */
-  resourceMapping(type: MappingType, id: string): Promise<ResourceMapping>;
 
   vmConfig(node: string, vmid: number): Promise<VmConfig>;
   /** GET …/pending: the config and what waits for the next reboot, in one request. */
@@ -347,38 +224,4 @@ export interface ProxmoxApi {
    */
   moveDisk(node: string, vmid: number, disk: string, target: MoveTarget): Promise<Upid>;
   agentInterfaces(node: string, vmid: number): Promise<readonly GuestInterface[]>;
-
-  /** GET …/snapshot: the VM's snapshots, oldest first. */
-  vmSnapshots(node: string, vmid: number): Promise<VmSnapshots>;
-  /** POST …/snapshot: a `qmsnapshot` task; a used name or a disk without snapshots fails it. */
-  createSnapshot(node: string, vmid: number, request: SnapshotRequest): Promise<Upid>;
-  /** PUT …/snapshot/{name}/config: the description, changed at once. */
-  updateSnapshot(node: string, vmid: number, name: string, description: string): Promise<void>;
-  /**
-   * POST …/snapshot/{name}/rollback: a `qmrollback` task. PVE stops a running VM first and
-   * starts it after only with `start` (or when the snapshot holds the RAM).
-   */
-  rollbackSnapshot(node: string, vmid: number, name: string, start: boolean): Promise<Upid>;
-  /** DELETE …/snapshot/{name}: a `qmdelsnapshot` task; a missing snapshot fails the task. */
-  deleteSnapshot(node: string, vmid: number, name: string): Promise<Upid>;
-
-  uploadIso(node: string, storage: string, iso: IsoUpload): Promise<Upid>;
-  /** Downloaded images are listed and deleted like any volume, with content `import`. */
-  downloadUrl(request: DownloadUrlRequest): Promise<Upid>;
-  storageContent(
-    node: string,
-    storage: string,
-    content?: string,
-  ): Promise<readonly StorageVolume[]>;
-  deleteVolume(node: string, storage: string, volid: string): Promise<Upid | null>;
-
-  taskStatus(node: string, upid: Upid): Promise<TaskStatus>;
-  /** GET /nodes/{node}/tasks: one request answers for every task of the node it lists. */
-  nodeTasks(node: string, query: NodeTaskQuery): Promise<readonly NodeTask[]>;
-  taskLog(
-    node: string,
-    upid: Upid,
-    start?: number,
-    limit?: number,
-  ): Promise<readonly TaskLogLine[]>;
 }

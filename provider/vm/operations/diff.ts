@@ -57,6 +57,11 @@ export function diffVm(olds: Props, news: Props): DiffResult {
     olds["currentNode"] !== news["node"] &&
     !replaces.includes("node");
   if (moved && withDefault(news, "nodeDrift") !== "accept") changed.push("currentNode");
+  // A protected update a killed run left (read found its snapshot): `up` finishes it.
+  const protectedNow =
+    news["rollbackOnFailure"] !== undefined && news["rollbackOnFailure"] !== false;
+  if (typeof olds["unfinishedUpdate"] === "string" && protectedNow)
+    changed.push("unfinishedUpdate");
 
   const pinned = PINNED.some((key) => news[key] !== undefined);
   if (replaces.length > 0) refuseReplacingWithoutTemplate(olds, news, replaces);

@@ -48,7 +48,10 @@ export async function updateVm(
       const now =
         settings === undefined
           ? await apply()
-          : await withRollback({ ctx, settings, desired, naming, adopted }, apply);
+          : await withRollback(
+              { ctx, settings, desired, naming, adopted, found: known.config },
+              apply,
+            );
       return await observe(ctx, now, news, naming);
     });
   } catch (error) {

@@ -27,7 +27,7 @@ import type { VmLocation } from "../steps/vm-location";
 import { disruptionsOf } from "./disruption";
 import { snapshotRefusals } from "./refusals";
 import { IN_PROGRESS, isLeftOver, updateSnapshotName } from "./snapshot-name";
-import { dropAddedVolumes, finishSnapshot, startAgain } from "./snapshot-steps";
+import { dropAddedVolumes, finishSnapshot, startAgain, unfinishedUpdateOf } from "./snapshot-steps";
 
 /** `rollbackOnFailure` resolved: how many snapshots of successful updates to keep, and RAM. */
 export interface RollbackSettings {
@@ -56,6 +56,8 @@ export interface GuardedUpdate {
   readonly naming: Naming;
   /** A VM taken over by `adopt: { vmid }` (no seed of ours). */
   readonly adopted: boolean;
+  /** The VM's config as the update found it. */
+  readonly found: VmConfig;
 }
 
 /** The snapshot an update runs under. */
@@ -79,6 +81,9 @@ export async function withRollback(
   let now: ConvergedVm;
   try {
     now = await apply(beforeWrites);
+    // Nothing was written, so nothing was taken; the update a killed run left (after its last
+    // write, say) is finished here: checked, then its snapshot deleted or rolled back to.
+    taken ??= await leftOverAfter(update, now);
     if (taken !== undefined) await assertCameBack(update, taken, now);
   } catch (cause) {
     if (taken === undefined) throw cause;
@@ -89,6 +94,17 @@ export async function withRollback(
 }
 
 const budget = (update: GuardedUpdate) => update.desired.timeouts.taskMs;
+
+/** The snapshot of an update a killed run left, when the VM's state descends from it. */
+async function leftOverAfter(update: GuardedUpdate, vm: VmLocation): Promise<Taken | undefined> {
+  const name = await unfinishedUpdateOf(update.ctx, vm, update.found);
+  if (name === undefined) return undefined;
+  update.ctx.progress(
+    `${vmLabel(vm)}: finishing the update an interrupted run left under snapshot ${name}`,
+  );
+  // Whether it ran before that update is lost with the run: the program's `started` stands in.
+  return { vm, name, wasRunning: update.desired.started === true, before: update.found };
+}
 
 /**
  * The snapshot a killed run left, which this run finishes under; else a new one when the update

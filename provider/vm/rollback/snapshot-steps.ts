@@ -9,7 +9,24 @@ import type { OperationContext } from "../../pve/context";
 import { isProxmoxError, vmLabel } from "../../pve/errors";
 import { deleteSnapshot } from "../../pve/snapshot-tasks";
 import type { VmLocation } from "../steps/vm-location";
-import { KEPT, isKept } from "./snapshot-name";
+import { KEPT, isKept, isLeftOver, isUpdateSnapshot } from "./snapshot-name";
+
+/**
+ * The snapshot of ours whose update never ended, when it is what the VM's current state descends
+ * from: PVE's config names its newest snapshot in `parent` (listed by the pending read too,
+ * pve-guest-common `config_with_pending_array`), and a protected update's snapshot is the newest.
+ * One listing, only when `parent` is ours; undefined otherwise.
+ */
+export async function unfinishedUpdateOf(
+  ctx: OperationContext,
+  vm: VmLocation,
+  config: VmConfig,
+): Promise<string | undefined> {
+  const parent = (config as Readonly<Record<string, unknown>>)["parent"];
+  if (typeof parent !== "string" || !isUpdateSnapshot({ name: parent })) return undefined;
+  const listed = await ctx.api.vmSnapshots(vm.node, vm.vmid);
+  return listed.snapshots.find((s) => s.name === parent && isLeftOver(s))?.name;
+}
 
 /**
  * After a successful update: the snapshot is deleted, or with `keep` marked kept and the oldest

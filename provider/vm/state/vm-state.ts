@@ -39,6 +39,11 @@ const vmStateSchema = z.looseObject({
    * the output existed have none: the next refresh reads them.
    */
   pendingChanges: z.array(z.string()).default([]),
+  /**
+   * The snapshot a killed `rollbackOnFailure` update left, as the last read found it: the next
+   * `up` finishes that update (diff reports it), even when the program changes nothing else.
+   */
+  unfinishedUpdate: z.string().optional(),
 });
 
 export type VmState = z.infer<typeof vmStateSchema>;

@@ -12,6 +12,7 @@ import { ownAddresses, type GuestAddresses } from "../state/guest-addresses";
 import { VM_STATE_VERSION, type VmState } from "../state/vm-state";
 import { nicKey, nicsOf } from "../spec/network";
 import { cdromVolid, guestRunning, parseNic } from "../state/vm-facts";
+import { unfinishedUpdateOf } from "../rollback/snapshot-steps";
 import type { ConvergedVm } from "./converge";
 import type { Naming, ResolvedInputs } from "./resolved-inputs";
 
@@ -45,6 +46,7 @@ export async function observe(
         ? ownAddresses(vm.guestInterfaces, macs)
         : await guestAddresses(ctx, vm, macs);
   const seedVolid = cdromVolid(config.ide2);
+  const unfinishedUpdate = await unfinishedUpdateOf(ctx, vm, config);
   const mark = readMark(config.description);
 
   return {
@@ -63,6 +65,7 @@ export async function observe(
     ipv6Addresses: addresses.v6,
     seedVolid,
     pendingChanges: [...pending],
+    ...(unfinishedUpdate === undefined ? {} : { unfinishedUpdate }),
   } as VmState;
 }
 

@@ -153,6 +153,13 @@ describe("diffVm", () => {
       diffVm({ ...olds, ...accepted, currentNode: "pve2" }, { ...news, ...accepted }).changes,
     ).toBe(false);
   });
+  it("reports an update a killed run left under its snapshot while rollbackOnFailure is on", () => {
+    const on = { rollbackOnFailure: true };
+    const left = { ...olds, ...on, unfinishedUpdate: "pp-update-0badc0de-1" };
+    expect(diffVm(left, { ...news, ...on }).changed).toEqual(["unfinishedUpdate"]);
+    // Turned off, the snapshot is sweep's to list, not an update's to finish.
+    expect(diffVm({ ...olds, unfinishedUpdate: "pp-update-0badc0de-1" }, news).changes).toBe(false);
+  });
 });
 
 describe("diffVm of an adopted VM", () => {

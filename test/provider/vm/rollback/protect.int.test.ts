@@ -4,6 +4,8 @@ import { buildContext } from "../../../../provider/pve/connection";
 import { isProxmoxError } from "../../../../provider/pve/errors";
 import { checkVm } from "../../../../provider/vm/operations/check";
 import { createVm } from "../../../../provider/vm/operations/create";
+import { diffVm } from "../../../../provider/vm/operations/diff";
+import { readVm } from "../../../../provider/vm/operations/read";
 import { updateVm } from "../../../../provider/vm/operations/update";
 import { UpdateUndoneError } from "../../../../provider/vm/rollback/protect";
 import { IN_PROGRESS, KEPT } from "../../../../provider/vm/rollback/snapshot-name";
@@ -156,6 +158,31 @@ describe("updateVm with rollbackOnFailure", () => {
     expect(progress.filter((line) => line.includes("snapshot taken"))).toEqual([]);
     expect(vm(updated).config["cores"]).toBe(2);
     expect(snapshotsOf(updated)).toEqual([]);
+  });
+
+  it("finishes an update a run killed after its last write left: read reports it, update deletes its snapshot", async () => {
+    const state = await createVm(ctx, resolve());
+    const upid = await ctx.api.createSnapshot("pve1", state.vmid, {
+      name: "pp-update-0badc0de-2",
+      description: IN_PROGRESS,
+    });
+    await ctx.waitForTask("pve1", upid, { budgetMs: 60_000, step: "left by a killed run" });
+    // The killed run's write and reboot had gone through: the VM already has 2 cores.
+    vm(state).config["cores"] = 2;
+
+    const read = await readVm(ctx, state);
+    expect(read?.unfinishedUpdate).toBe("pp-update-0badc0de-2");
+    expect(diffVm(read ?? {}, resolve({ cores: 2 })).changed).toEqual(["unfinishedUpdate"]);
+    progress = [];
+
+    const updated = await updateVm(ctx, read as VmState, resolve({ cores: 2 }));
+
+    expect(progress).toContain(
+      `${label(state)}: finishing the update an interrupted run left under snapshot pp-update-0badc0de-2`,
+    );
+    expect(snapshotsOf(updated)).toEqual([]);
+    expect(updated.unfinishedUpdate).toBeUndefined();
+    expect(vm(updated).config["cores"]).toBe(2);
   });
 
   it("refuses a disk move before anything is written, naming the input and both storages", async () => {
