@@ -1,8 +1,12 @@
 import { defineConfig } from "vitest/config";
 
 // How many e2e files run at once (PULUMI_PROXMOX_E2E_FILES, default 1): the engine runs are
-// heavy on 2 cores; docs/design.md ("e2e files run one at a time") says what was measured.
+// heavy on 2 cores; docs/design.md ("How many test files run at once") says what was measured.
 const e2eFiles = Number(process.env["PULUMI_PROXMOX_E2E_FILES"] ?? "1");
+// How many unit and integration files run at once (PULUMI_PROXMOX_TEST_FILES, default 2): they
+// mostly wait on the simulator's task clocks, so two share the 2 cores well. e2e files run after
+// them, PULUMI_PROXMOX_E2E_FILES at a time (docs/design.md, "How many test files run at once").
+const testFiles = Number(process.env["PULUMI_PROXMOX_TEST_FILES"] ?? "2");
 
 // Three projects, by what a test is allowed to touch:
 // - unit:        pure code and fakes; fake timers allowed; no sockets.
@@ -10,6 +14,7 @@ const e2eFiles = Number(process.env["PULUMI_PROXMOX_E2E_FILES"] ?? "1");
 // - e2e:         the real Pulumi engine (CLI and automation API) with a local file backend.
 export default defineConfig({
   test: {
+    maxWorkers: testFiles,
     projects: [
       {
         test: {
