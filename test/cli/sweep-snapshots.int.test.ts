@@ -1,3 +1,4 @@
+import { simulatorContext } from "../support/test-context";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -5,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sweep } from "../../cli/sweep";
 import { HttpProxmoxApi } from "../../provider/pve/api/http-api";
 import { parseConnectionConfig, type ConnectionConfig } from "../../provider/pve/config";
-import { buildContext } from "../../provider/pve/connection";
 import { waitForTask } from "../../provider/pve/tasks/task-wait";
 import { VM_TYPE } from "../../provider/entry";
 import { checkVm } from "../../provider/vm/operations/check";
@@ -35,13 +35,8 @@ describe("sweep of the snapshots rollbackOnFailure left", () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "sweep-snapshots-"));
     sim = await startSimulator({ guestBootMs: 20 });
-    const config: Record<string, string> = {
-      "proxmox:endpoint": sim.url,
-      "proxmox:apiToken": sim.apiToken,
-      "proxmox:caCert": sim.caCertPem,
-    };
     vi.spyOn(console, "log").mockImplementation(() => undefined);
-    vm = await createVm(buildContext({ get: (key) => config[key] }), inputs);
+    vm = await createVm(simulatorContext(sim), inputs);
     connection = parseConnectionConfig(
       { endpoint: sim.url, apiToken: sim.apiToken, caCert: sim.caCertPem },
       { env: {} },

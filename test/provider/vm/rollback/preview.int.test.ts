@@ -1,6 +1,6 @@
+import { simulatorContext } from "../../../support/test-context";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OperationContext } from "../../../../provider/pve/context";
-import { buildContext } from "../../../../provider/pve/connection";
 import { checkVm } from "../../../../provider/vm/operations/check";
 import { createVm } from "../../../../provider/vm/operations/create";
 import { previewRollback } from "../../../../provider/vm/rollback/preview";
@@ -27,12 +27,7 @@ let vm: VmState;
 
 beforeAll(async () => {
   sim = await startSimulator();
-  const config: Record<string, string> = {
-    "proxmox:endpoint": sim.url,
-    "proxmox:apiToken": sim.apiToken,
-    "proxmox:caCert": sim.caCertPem,
-  };
-  ctx = { ...buildContext({ get: (key) => config[key] }), progress: () => {}, warn: () => {} };
+  ctx = { ...simulatorContext(sim), progress: () => {}, warn: () => {} };
   vm = await createVm(ctx, resolve());
   // A preview runs in a provider process of its own, whose listing is read after the create.
   ctx.api.invalidateClusterVms?.();

@@ -1,6 +1,6 @@
+import { simulatorContext } from "../../../support/test-context";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { OperationContext } from "../../../../provider/pve/context";
-import { buildContext } from "../../../../provider/pve/connection";
 import { isProxmoxError } from "../../../../provider/pve/errors";
 import { checkVm } from "../../../../provider/vm/operations/check";
 import { createVm } from "../../../../provider/vm/operations/create";
@@ -40,15 +40,10 @@ let warnings: string[];
 
 beforeEach(async () => {
   sim = await startSimulator();
-  const config: Record<string, string> = {
-    "proxmox:endpoint": sim.url,
-    "proxmox:apiToken": sim.apiToken,
-    "proxmox:caCert": sim.caCertPem,
-  };
   progress = [];
   warnings = [];
   ctx = {
-    ...buildContext({ get: (key) => config[key] }),
+    ...simulatorContext(sim),
     progress: (m) => progress.push(m),
     warn: (m) => warnings.push(m),
   };

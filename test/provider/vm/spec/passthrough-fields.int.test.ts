@@ -1,5 +1,5 @@
+import { simulatorContext } from "../../../support/test-context";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildContext } from "../../../../provider/pve/connection";
 import type { OperationContext } from "../../../../provider/pve/context";
 import { checkVm } from "../../../../provider/vm/operations/check";
 import { createVm } from "../../../../provider/vm/operations/create";
@@ -36,14 +36,9 @@ beforeEach(async () => {
   sim.faults.setMapping("pci", "gpu1", { map: ["node=pve1,path=0000:02:00.0,id=10de:2204"] });
   sim.faults.setMapping("usb", "yubikey", { map: ["node=pve1,id=1050:0407"] });
   sim.faults.setMapping("dir", "datasets", { map: ["node=pve1,path=/srv/datasets"] });
-  const config: Record<string, string> = {
-    "proxmox:endpoint": sim.url,
-    "proxmox:apiToken": sim.apiToken,
-    "proxmox:caCert": sim.caCertPem,
-  };
   progress = [];
   ctx = {
-    ...buildContext({ get: (key) => config[key] }),
+    ...simulatorContext(sim),
     progress: (m) => progress.push(m),
     warn: () => undefined,
   };

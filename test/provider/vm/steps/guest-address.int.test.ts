@@ -1,5 +1,5 @@
+import { simulatorContext } from "../../../support/test-context";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildContext } from "../../../../provider/pve/connection";
 import type { OperationContext } from "../../../../provider/pve/context";
 import { checkVm } from "../../../../provider/vm/operations/check";
 import { createVm } from "../../../../provider/vm/operations/create";
@@ -14,12 +14,7 @@ let ctx: OperationContext;
 
 beforeEach(async () => {
   sim = await startSimulator();
-  const config: Record<string, string> = {
-    "proxmox:endpoint": sim.url,
-    "proxmox:apiToken": sim.apiToken,
-    "proxmox:caCert": sim.caCertPem,
-  };
-  ctx = { ...buildContext({ get: (key) => config[key] }), progress: () => undefined };
+  ctx = { ...simulatorContext(sim), progress: () => undefined };
 });
 afterEach(() => sim.close());
 
